@@ -1,0 +1,45 @@
+"""The backend registry: names to lazily imported adapter modules.
+
+Adding a backend is one module with a ``BACKENDS`` list plus one line here.
+"""
+from __future__ import annotations
+
+import importlib
+
+from formulations.results import BackendError
+
+from .base import Backend
+
+# backend name -> module that defines it (in its BACKENDS list)
+_REGISTRY: dict[str, str] = {
+    "cpsat": "backends.cpsat",
+}
+
+# name prefixes resolved by a module's ``resolve(name)`` (e.g. "dimod:package.module:Class")
+_PREFIXES: dict[str, str] = {}
+
+
+def names() -> list[str]:
+    return list(_REGISTRY)
+
+
+def get_backend(name: str) -> Backend:
+    """The backend called ``name``; an unknown name lists the valid ones."""
+    if name in _REGISTRY:
+        mod = importlib.import_module(_REGISTRY[name])
+        for b in mod.BACKENDS:
+            if b.name == name:
+                return b
+    prefix = name.split(":", 1)[0]
+    if ":" in name and prefix in _PREFIXES:
+        return importlib.import_module(_PREFIXES[prefix]).resolve(name)
+    extra = "".join(f", {p}:..." for p in _PREFIXES)
+    raise BackendError(f"unknown backend '{name}', choose from {', '.join(_REGISTRY)}{extra}")
+
+
+def all_backends() -> list[Backend]:
+    return [get_backend(n) for n in _REGISTRY]
+
+
+def available_backends() -> list[str]:
+    return [b.name for b in all_backends() if b.available()]

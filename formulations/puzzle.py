@@ -1,0 +1,198 @@
+"""The puzzle value: clues per line, each block a length and a colour.
+
+Colour 1 is black; 0 is always the background. Colour is part of the data from the start so
+that colour nonograms need no change of representation, only of the builder and readers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+BACKGROUND = 0
+BLACK = 1
+
+
+class PuzzleError(ValueError):
+    """Bad puzzle input. ``str()`` is one line naming the file and, where known, the line."""
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None):
+        self.message = message
+        self.path = path
+        self.line = line
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        where = ""
+        if self.path is not None:
+            where = f"{self.path}:{self.line}: " if self.line is not None else f"{self.path}: "
+        elif self.line is not None:
+            where = f"line {self.line}: "
+        return where + self.message
+
+    def located(self, path: str | None = None, line: int | None = None) -> "PuzzleError":
+        """Return a copy that also names the file (and line) where the problem is."""
+        return PuzzleError(self.message, path=self.path or path,
+                           line=self.line if self.line is not None else line)
+
+
+@dataclass(frozen=True)
+class Block:
+    length: int
+    colour: int = BLACK
+
+
+Clue = tuple[Block, ...]
+
+
+def make_clue(items: Iterable[int | Block | tuple[int, int]]) -> Clue:
+    """Build a clue from lengths, ``(length, colour)`` pairs or blocks; zero lengths are dropped
+    only when the clue is the single ``0`` meaning an empty line."""
+    blocks = []
+    for it in items:
+        if isinstance(it, Block):
+            blocks.append(it)
+        elif isinstance(it, tuple):
+            blocks.append(Block(int(it[0]), int(it[1])))
+        else:
+            blocks.append(Block(int(it)))
+    if len(blocks) == 1 and blocks[0].length == 0:
+        return ()
+    return tuple(blocks)
+
+
+def min_length(clue: Clue) -> int:
+    """Cells a clue needs when packed: blocks plus one gap between same-coloured neighbours."""
+    total = sum(b.length for b in clue)
+    total += sum(1 for a, b in zip(clue, clue[1:]) if a.colour == b.colour)
+    return total
+
+
+def gaps(clue: Clue) -> list[int]:
+    """Minimum gap after each block but the last: 1 between same colours, 0 otherwise."""
+    return [1 if a.colour == b.colour else 0 for a, b in zip(clue, clue[1:])]
+
+
+@dataclass(frozen=True)
+class Puzzle:
+    rows: tuple[Clue, ...]
+    columns: tuple[Clue, ...]
+    name: str = ""
+    # colour index -> (name, "#rrggbb"); index 0 is the background.
+    palette: tuple[tuple[int, str, str], ...] = field(
+        default=((0, "white", "#ffffff"), (1, "black", "#000000")))
+
+    @property
+    def height(self) -> int:
+        return len(self.rows)
+
+    @property
+    def width(self) -> int:
+        return len(self.columns)
+
+    @property
+    def colours(self) -> tuple[int, ...]:
+        """Non-background colours used by any clue, sorted."""
+        return tuple(sorted({b.colour for clue in self.rows + self.columns for b in clue}))
+
+    @property
+    def is_black_and_white(self) -> bool:
+        return set(self.colours) <= {BLACK}
+
+    @classmethod
+    def from_clues(cls, rows: Sequence[Iterable], columns: Sequence[Iterable], name: str = "",
+                   palette=None, validate: bool = True) -> "Puzzle":
+        p = cls(tuple(make_clue(c) for c in rows), tuple(make_clue(c) for c in columns), name,
+                **({"palette": tuple(palette)} if palette is not None else {}))
+        if validate:
+            p.validate()
+        return p
+
+    def validate(self) -> None:
+        """Raise PuzzleError for input no grid could satisfy for structural reasons."""
+        if self.height == 0 or self.width == 0:
+            raise PuzzleError(f"puzzle has {self.height} rows and {self.width} columns")
+        for kind, clues, n in (("row", self.rows, self.width), ("column", self.columns, self.height)):
+            for i, clue in enumerate(clues):
+                for b in clue:
+                    if b.length <= 0:
+                        raise PuzzleError(f"{kind} {i + 1}: block of length {b.length} in clue "
+                                          f"{format_clue(clue)}")
+                    if b.colour <= 0:
+                        raise PuzzleError(f"{kind} {i + 1}: block with background colour")
+                if min_length(clue) > n:
+                    raise PuzzleError(f"{kind} {i + 1}: clue {format_clue(clue)} needs "
+                                      f"{min_length(clue)} cells but the {kind} has {n}")
+        for c in self.colours:
+            r = sum(b.length for clue in self.rows for b in clue if b.colour == c)
+            k = sum(b.length for clue in self.columns for b in clue if b.colour == c)
+            if r != k:
+                what = "" if self.is_black_and_white else f" of colour {self.colour_name(c)}"
+                raise PuzzleError(f"row clues paint {r} cells{what} but column clues paint {k}")
+
+    def colour_name(self, c: int) -> str:
+        for idx, name, _ in self.palette:
+            if idx == c:
+                return name
+        return str(c)
+
+
+def format_clue(clue: Clue) -> str:
+    """Clue as text: ``3 1`` for black, ``3r 1b`` style suffixes are left to writers."""
+    return " ".join(str(b.length) for b in clue) if clue else "0"
+
+
+Grid = tuple[tuple[int, ...], ...]
+"""Cell colours by row; 0 background, 1 black, other indices from the palette."""
+
+
+def grid_to_strings(grid: Grid, chars: str = ".#") -> list[str]:
+    return ["".join(chars[v] if v < len(chars) else str(v) for v in row) for row in grid]
+
+
+def grid_from_strings(lines: Sequence[str], filled: str = "#") -> Grid:
+    return tuple(tuple(1 if ch in filled else 0 for ch in line) for line in lines)
+
+
+def line_runs(cells: Sequence[int]) -> Clue:
+    """The clue a line of cell colours shows."""
+    out: list[Block] = []
+    prev, run = BACKGROUND, 0
+    for v in list(cells) + [BACKGROUND]:
+        if v == prev:
+            run += v != BACKGROUND
+            continue
+        if prev != BACKGROUND:
+            out.append(Block(run, prev))
+        prev, run = v, (1 if v != BACKGROUND else 0)
+    return tuple(out)
+
+
+def puzzle_from_grid(grid: Grid, name: str = "") -> Puzzle:
+    """The puzzle whose solution (one of them) is ``grid``."""
+    h, w = len(grid), len(grid[0])
+    rows = tuple(line_runs(grid[i]) for i in range(h))
+    cols = tuple(line_runs([grid[i][j] for i in range(h)]) for j in range(w))
+    return Puzzle(rows, cols, name)
+
+
+def check_grid(puzzle: Puzzle, grid: Grid) -> list[str]:
+    """Every way ``grid`` fails the clues, as short messages; empty means it is a solution.
+
+    This is the independent checker every backend's answer goes through.
+    """
+    problems = []
+    if len(grid) != puzzle.height or any(len(r) != puzzle.width for r in grid):
+        return [f"grid is not {puzzle.height}x{puzzle.width}"]
+    for i, clue in enumerate(puzzle.rows):
+        got = line_runs(grid[i])
+        if got != clue:
+            problems.append(f"row {i + 1}: shows {format_clue(got)}, clue {format_clue(clue)}")
+    for j, clue in enumerate(puzzle.columns):
+        got = line_runs([grid[i][j] for i in range(puzzle.height)])
+        if got != clue:
+            problems.append(f"column {j + 1}: shows {format_clue(got)}, clue {format_clue(clue)}")
+    return problems
+
+
+def is_solution(puzzle: Puzzle, grid: Grid | None) -> bool:
+    return grid is not None and not check_grid(puzzle, grid)
