@@ -1,0 +1,176 @@
+"""Command line: ``python -m formulations.solve FILE [--backend NAME] ...``.
+
+Exit codes: 0 solved, 1 infeasible or unknown (or error result), 2 bad input or usage.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any, Sequence
+
+from .puzzle import PuzzleError, grid_to_strings
+from .results import BackendError, SolveResult, Status
+
+EXIT_SOLVED, EXIT_NOT_SOLVED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # usage errors: one line, exit 2
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+def _weights(text: str) -> dict[str, float]:
+    out = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise argparse.ArgumentTypeError(f"expected family=weight, got {part!r}")
+        try:
+            out[key.strip()] = float(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"weight of {key!r} is not a number: {value!r}") from None
+    return out
+
+
+def _beta_range(text: str) -> tuple[float, float]:
+    try:
+        lo, hi = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected LO,HI, got {text!r}") from None
+    return lo, hi
+
+
+def _param(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
+    return key.strip(), value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="python -m formulations.solve",
+                description="Solve a nonogram with one of the package's backends; every answer is "
+                            "checked against the clues.")
+    p.add_argument("file", nargs="?", help="puzzle file (.txt, .non, .xml, .nin)")
+    p.add_argument("--backend", default="cpsat", help="backend name (default cpsat; see --list-backends)")
+    p.add_argument("--list-backends", action="store_true", help="list backends and whether they are installed")
+    p.add_argument("--time-limit", type=float, metavar="S", help="time limit in seconds")
+    p.add_argument("--seed", type=int, help="random seed")
+    p.add_argument("--unique", action="store_true", help="also search for a second solution")
+    p.add_argument("--no-x", action="store_true", help="build without cell variables (R = C directly)")
+    p.add_argument("--presolve", action="store_true", help="fix what line solving decides before the backend")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of the grid")
+    g = p.add_argument_group("backend options (passed only when given)")
+    g.add_argument("--workers", type=int, help="solver threads (cpsat)")
+    g.add_argument("--reads", type=int, help="samples per run (annealers)")
+    g.add_argument("--sweeps", type=int, help="sweeps per read (simulated annealing)")
+    g.add_argument("--beta-range", type=_beta_range, metavar="LO,HI", help="inverse temperature range")
+    g.add_argument("--schedule", metavar="NAME", help="beta schedule (e.g. linear, geometric)")
+    g.add_argument("--weights", type=_weights, metavar="F=W,...",
+                   help="penalty weight per constraint family: monotone, order, link")
+    g.add_argument("--param", type=_param, action="append", default=[], metavar="KEY=VALUE",
+                   help="backend/sampler-specific parameter (repeatable)")
+    p.add_argument("--export-bqm", metavar="PATH", help="write the model as a BQM/QUBO file and stop")
+    return p
+
+
+def _options(args: argparse.Namespace, backend) -> dict[str, Any]:
+    opts: dict[str, Any] = {}
+    for flag, name in (("workers", "workers"), ("reads", "reads"), ("sweeps", "sweeps"),
+                       ("beta_range", "beta_range"), ("schedule", "beta_schedule"),
+                       ("weights", "weights")):
+        value = getattr(args, flag)
+        if value is not None:
+            opts[name] = value
+    for key, value in args.param:
+        if key in backend.options and key != "params":
+            opts[key] = value
+        else:
+            opts.setdefault("params", {})[key] = value
+    return opts
+
+
+def list_backends() -> str:
+    from backends import all_backends
+    lines = []
+    for b in all_backends():
+        ok = b.available()
+        state = "installed" if ok else f"not installed: {b.install_hint}"
+        lines.append(f"{b.name:<16} {state:<12}  {b.description}" if ok else f"{b.name:<16} {state}")
+    return "\n".join(lines)
+
+
+def render(result: SolveResult, puzzle) -> str:
+    out = []
+    if result.grid is not None:
+        out.extend(grid_to_strings(result.grid))
+    line = f"{result.status.value}"
+    if result.unique is not None:
+        line += ", unique" if result.unique else ", not unique"
+    line += (f"  backend={result.backend} variables={result.variables} constraints={result.constraints}"
+             f" build={result.build_s:.3f}s solve={result.solve_s:.3f}s")
+    if result.energy is not None:
+        line += f" energy={result.energy:g}"
+    p = result.info.get("success_probability")
+    if p is not None:
+        line += f" p={p:.3f}"
+    if result.message:
+        line += f"  ({result.message})"
+    out.append(line)
+    if result.violations:
+        shown = ", ".join(map(str, result.violations[:8]))
+        more = f" and {len(result.violations) - 8} more" if len(result.violations) > 8 else ""
+        out.append(f"violated: {shown}{more}")
+    if result.unique is False and "second_grid" in result.info:
+        out.append("another solution:")
+        out.extend(result.info["second_grid"])
+    return "\n".join(out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.list_backends:
+        print(list_backends())
+        return EXIT_SOLVED
+    if not args.file:
+        print("python -m formulations.solve: error: a puzzle FILE is required", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        from backends import get_backend
+        from .readers import read_puzzle
+
+        puzzle = read_puzzle(args.file)
+        if args.export_bqm:
+            from .builder import build_model
+            from .penalty import export_bqm
+            written = export_bqm(build_model(puzzle, use_x=not args.no_x), args.export_bqm,
+                                 weights=args.weights)
+            print(f"wrote {written}" if written else f"wrote {args.export_bqm}", file=sys.stderr)
+            return EXIT_SOLVED
+        backend = get_backend(args.backend)
+        opts = _options(args, backend)
+        from .solving import solve_puzzle
+        kwargs: dict[str, Any] = dict(use_x=not args.no_x, time_limit=args.time_limit,
+                                      seed=args.seed, unique=args.unique)
+        if args.presolve:
+            kwargs["presolve"] = True
+        result = solve_puzzle(puzzle, args.backend, **kwargs, **opts)
+    except (PuzzleError, BackendError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    if args.json:
+        record = {"puzzle": puzzle.name or args.file, "height": puzzle.height, "width": puzzle.width}
+        record.update(result.to_dict())
+        print(json.dumps(record))
+    else:
+        print(render(result, puzzle))
+    return EXIT_SOLVED if result.status is Status.SOLVED else EXIT_NOT_SOLVED
+
+
+if __name__ == "__main__":
+    sys.exit(main())
