@@ -1,0 +1,82 @@
+"""One conformance suite applied to every installed backend.
+
+Each backend gets the same puzzles through the same verified path; a backend may fail to find a
+solution (heuristics) but must never report a wrong grid or call an impossible puzzle solved.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import backends
+from formulations.puzzle import check_grid
+from formulations.readers import read_puzzle
+from formulations.results import Status
+from formulations.solving import solve_puzzle
+
+PUZZLES = Path(__file__).resolve().parents[1] / "puzzles"
+INSTALLED = backends.available_backends()
+COMPLETE = [b.name for b in backends.all_backends() if b.supports_unique and b.name in INSTALLED]
+# Heuristics that are expected to find the tiny puzzles' solutions with a fixed seed.
+STRONG = {"cpsat", "lines", "sa", "tabu", "exact", "qbpp", "qbpp-exhaustive"}
+
+
+def load(name: str):
+    return read_puzzle(PUZZLES / name)
+
+
+def test_the_usual_backends_are_installed_here():
+    # The project's own install ([all,test]) brings every backend; a missing one is a packaging bug.
+    assert {"cpsat", "lines", "sa", "tabu", "qbpp"} <= set(INSTALLED)
+
+
+@pytest.mark.parametrize("backend", INSTALLED)
+def test_tiny_puzzle_answer_is_verified(backend):
+    puzzle = load("heart5.txt")
+    r = solve_puzzle(puzzle, backend, use_x=False, seed=3, time_limit=30)
+    if r.status is Status.SOLVED:
+        assert check_grid(puzzle, r.grid) == []
+    else:
+        assert backend not in STRONG, f"{backend}: {r.status} {r.message}"
+        assert r.status is Status.UNKNOWN and r.grid is None
+
+
+@pytest.mark.parametrize("backend", INSTALLED)
+def test_impossible_puzzle_is_never_solved(backend):
+    # Heuristics search until their time limit on an impossible puzzle: keep it short.
+    r = solve_puzzle(load("impossible3.txt"), backend, use_x=False, seed=1, time_limit=2)
+    assert r.status is not Status.SOLVED and r.grid is None
+    if backend in COMPLETE:
+        assert r.status is Status.INFEASIBLE
+
+
+@pytest.mark.parametrize("backend", COMPLETE)
+def test_two_solutions_are_not_unique(backend):
+    puzzle = load("two_solutions4.txt")
+    r = solve_puzzle(puzzle, backend, use_x=False, unique=True, time_limit=30)
+    assert r.status is Status.SOLVED and check_grid(puzzle, r.grid) == []
+    assert r.unique is False
+
+
+@pytest.mark.parametrize("backend", [b for b in COMPLETE if b in ("cpsat", "lines")])
+@pytest.mark.parametrize("path", sorted(PUZZLES.glob("*.txt")), ids=lambda p: p.stem)
+def test_complete_backends_decide_every_project_puzzle(backend, path):
+    puzzle = read_puzzle(path)
+    r = solve_puzzle(puzzle, backend, unique=True, time_limit=60)
+    if path.stem.startswith("impossible"):
+        assert r.status is Status.INFEASIBLE
+        return
+    assert r.status is Status.SOLVED, r.message
+    assert check_grid(puzzle, r.grid) == []
+    assert r.unique is (not path.stem.startswith("two_solutions"))
+
+
+@pytest.mark.parametrize("backend", [b for b in ("sa", "tabu") if b in INSTALLED])
+@pytest.mark.parametrize("use_x", [True, False], ids=["x", "no-x"])
+def test_annealers_solve_cat15_with_a_fixed_seed(backend, use_x):
+    puzzle = load("cat15.txt")
+    r = solve_puzzle(puzzle, backend, use_x=use_x, seed=7)
+    assert r.status is Status.SOLVED, r.message
+    assert check_grid(puzzle, r.grid) == []
+    assert r.energy == 0
