@@ -87,8 +87,11 @@ def _options(args: argparse.Namespace, backend) -> dict[str, Any]:
     for key, value in args.param:
         if key in backend.options and key != "params":
             opts[key] = value
-        else:
+        elif "params" in backend.options:
             opts.setdefault("params", {})[key] = value
+        else:
+            valid = ", ".join(sorted(backend.options)) or "none"
+            raise BackendError(f"unknown --param '{key}' for backend '{backend.name}' (valid: {valid})")
     return opts
 
 

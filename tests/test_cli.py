@@ -1,0 +1,93 @@
+"""The command line as a user runs it: real subprocesses, exit codes, one-line errors."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from formulations.puzzle import check_grid, grid_from_strings
+from formulations.readers import read_puzzle
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "formulations.solve", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_cat15_json_is_one_object_with_the_documented_keys():
+    p = run("puzzles/cat15.txt", "--backend", "cpsat", "--json", "--unique")
+    assert p.returncode == 0, p.stderr
+    record = json.loads(p.stdout)  # exactly one JSON object on stdout
+    for key in ("status", "grid", "unique", "backend", "variables", "constraints", "build_s", "solve_s"):
+        assert key in record
+    assert record["status"] == "solved" and record["unique"] is True
+    assert record["variables"] == 461 and record["backend"] == "cpsat"
+    assert check_grid(read_puzzle(ROOT / "puzzles/cat15.txt"), grid_from_strings(record["grid"])) == []
+
+
+def test_human_output_shows_the_grid_and_a_status_line():
+    p = run("puzzles/cat15.txt", "--no-x")
+    assert p.returncode == 0
+    lines = p.stdout.splitlines()
+    assert lines[4] == ".#############."
+    assert lines[15].startswith("solved") and "variables=236" in lines[15]
+
+
+def test_impossible_exits_1_and_says_infeasible():
+    p = run("puzzles/impossible3.txt", "--json")
+    assert p.returncode == 1
+    assert json.loads(p.stdout)["status"] == "infeasible"
+
+
+def test_two_solutions_are_reported_not_unique():
+    p = run("puzzles/two_solutions4.txt", "--unique", "--json")
+    assert p.returncode == 0
+    assert json.loads(p.stdout)["unique"] is False
+
+
+BAD_INPUTS = {
+    "token.txt": ("1\n2 x\nCOLUMNS\n1\n", "token.txt:2:", "non-numeric"),
+    "zero.txt": ("3 0 2\nCOLUMNS\n1\n1\n", "zero.txt:1:", "zero-length"),
+    "negative.txt": ("-1\nCOLUMNS\n1\n", "negative.txt:1:", "negative"),
+    "fit.txt": ("1 1\nCOLUMNS\n1\n1\n", "fit.txt:1:", "needs 3 cells"),
+    "totals.txt": ("1\n1\nCOLUMNS\n1\n0\n", "totals.txt", "row clues paint 2"),
+    "nocolumns.txt": ("1\n2\n", "nocolumns.txt", "COLUMNS"),
+    "empty.txt": ("", "empty.txt", "empty"),
+    "puzzle.xyz": ("\x00\x01 binary", "puzzle.xyz", "format"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUTS))
+def test_bad_input_gives_one_line_and_exit_2(tmp_path, name):
+    text, where, what = BAD_INPUTS[name]
+    (tmp_path / name).write_text(text)
+    p = run(str(tmp_path / name))
+    assert p.returncode == 2
+    assert "Traceback" not in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert where in p.stderr and what.lower() in p.stderr.lower(), p.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (("puzzles/cat15.txt", "--backend", "nope"), "choose from cpsat"),
+    (("puzzles/cat15.txt", "--param", "foo=1"), "unknown --param 'foo'"),
+    (("puzzles/missing.txt",), "not found"),
+    (("puzzles/cat15.txt", "--bogus"), "unrecognized arguments"),
+])
+def test_usage_errors_exit_2_without_traceback(args, message):
+    p = run(*args)
+    assert p.returncode == 2
+    assert message in p.stderr and "Traceback" not in p.stderr
+
+
+def test_list_backends_names_every_registered_backend():
+    p = run("--list-backends")
+    assert p.returncode == 0
+    import backends
+    for name in backends.names():
+        assert name in p.stdout
