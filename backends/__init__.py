@@ -13,10 +13,17 @@ from .base import Backend
 # backend name -> module that defines it (in its BACKENDS list)
 _REGISTRY: dict[str, str] = {
     "cpsat": "backends.cpsat",
+    "lines": "backends.lines",
+    "sa": "backends.anneal",
+    "tabu": "backends.anneal",
+    "descent": "backends.anneal",
+    "exact": "backends.anneal",
+    "qbpp": "backends.qbpp_easy",
+    "qbpp-exhaustive": "backends.qbpp_easy",
 }
 
 # name prefixes resolved by a module's ``resolve(name)`` (e.g. "dimod:package.module:Class")
-_PREFIXES: dict[str, str] = {}
+_PREFIXES: dict[str, str] = {"dimod": "backends.anneal"}
 
 
 def names() -> list[str]:
@@ -26,7 +33,7 @@ def names() -> list[str]:
 def get_backend(name: str) -> Backend:
     """The backend called ``name``; an unknown name lists the valid ones."""
     if name in _REGISTRY:
-        mod = importlib.import_module(_REGISTRY[name])
+        mod = importlib.import_module(_REGISTRY[name])  # adapter modules import solvers lazily
         for b in mod.BACKENDS:
             if b.name == name:
                 return b
@@ -38,7 +45,14 @@ def get_backend(name: str) -> Backend:
 
 
 def all_backends() -> list[Backend]:
-    return [get_backend(n) for n in _REGISTRY]
+    out = []
+    for n in _REGISTRY:
+        try:
+            out.append(get_backend(n))
+        except ModuleNotFoundError as exc:  # an adapter module not written yet in this checkout
+            if not exc.name or not exc.name.startswith("backends."):
+                raise
+    return out
 
 
 def available_backends() -> list[str]:
