@@ -78,6 +78,8 @@ class SolveResult:
         if self.message:
             d["message"] = self.message
         for k, v in self.info.items():
+            if k == "second_grid":
+                v = grid_to_strings(v)
             d.setdefault(k, _jsonable(v))
         return d
 

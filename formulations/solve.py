@@ -10,7 +10,8 @@ import sys
 import time
 from typing import Any, Sequence
 
-from .puzzle import PuzzleError, grid_to_strings
+from .puzzle import PuzzleError
+from .render import grid_lines, legend, render_text, save_png
 from .results import BackendError, SolveResult, Status
 
 EXIT_SOLVED, EXIT_NOT_SOLVED, EXIT_BAD_INPUT = 0, 1, 2
@@ -73,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--param", type=_param, action="append", default=[], metavar="KEY=VALUE",
                    help="backend/sampler-specific parameter (repeatable)")
     p.add_argument("--export-bqm", metavar="PATH", help="write the model as a BQM/QUBO file and stop")
+    p.add_argument("--png", metavar="PATH", help="also draw the solved grid in the palette's colours")
     return p
 
 
@@ -105,10 +107,10 @@ def list_backends() -> str:
     return "\n".join(lines)
 
 
-def render(result: SolveResult, puzzle) -> str:
+def render(result: SolveResult, puzzle, *, ansi: bool = False) -> str:
     out = []
     if result.grid is not None:
-        out.extend(grid_to_strings(result.grid))
+        out.append(render_text(puzzle, result.grid, ansi=ansi))
     line = f"{result.status.value}"
     if result.unique is not None:
         line += ", unique" if result.unique else ", not unique"
@@ -128,7 +130,7 @@ def render(result: SolveResult, puzzle) -> str:
         out.append(f"violated: {shown}{more}")
     if result.unique is False and "second_grid" in result.info:
         out.append("another solution:")
-        out.extend(result.info["second_grid"])
+        out.extend(grid_lines(puzzle, result.info["second_grid"]))
     return "\n".join(out)
 
 
@@ -169,9 +171,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         record = {"puzzle": puzzle.name or args.file, "height": puzzle.height, "width": puzzle.width}
         record.update(result.to_dict())
+        if result.grid is not None:
+            record["grid"] = grid_lines(puzzle, result.grid)
+        if "second_grid" in result.info:
+            record["second_grid"] = grid_lines(puzzle, result.info["second_grid"])
+        if not puzzle.is_black_and_white:
+            record["legend"] = legend(puzzle)
         print(json.dumps(record))
     else:
-        print(render(result, puzzle))
+        print(render(result, puzzle, ansi=sys.stdout.isatty()))
+    if args.png and result.grid is not None:
+        try:
+            save_png(puzzle, result.grid, args.png)
+        except ImportError:
+            print('error: --png needs matplotlib: pip install "nonogram-formulations[notebooks]"',
+                  file=sys.stderr)
+            return EXIT_BAD_INPUT
     return EXIT_SOLVED if result.status is Status.SOLVED else EXIT_NOT_SOLVED
 
 
