@@ -152,7 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .penalty import export_bqm
             written = export_bqm(build_model(puzzle, use_x=not args.no_x), args.export_bqm,
                                  weights=args.weights)
-            print(f"wrote {written}" if written else f"wrote {args.export_bqm}", file=sys.stderr)
+            files = written if isinstance(written, (list, tuple)) else [written or args.export_bqm]
+            print("wrote " + ", ".join(map(str, files)), file=sys.stderr)
             return EXIT_SOLVED
         backend = get_backend(args.backend)
         opts = _options(args, backend)

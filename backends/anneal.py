@@ -1,0 +1,353 @@
+"""dimod samplers on the model's penalty QUBO (``formulations.penalty``): sa, tabu, descent,
+exact, and any dimod sampler by import path (``dimod:MODULE:CLASS``).
+
+A sampler never decides success: every returned sample is re-scored with the exact penalty
+(``QuadraticPenalty.energies``), status is SOLVED only when the best sample has energy 0, and the
+package's ``verify()`` still checks the grid. Reported per run (``RawAnswer.info``):
+
+* ``reads``: samples actually drawn (fewer than asked when the time limit cut SA short);
+* ``success_probability``: fraction of reads at energy 0;
+* ``time_per_read_s``: wall time of the sampler calls divided by reads (overheads included);
+  ``cpu_per_read_s`` is the same in process CPU time, the figure that survives a busy machine;
+* ``tts99_s``: ``t_read * ln(0.01) / ln(1 - p)``; ``t_read`` when p >= 0.99; None when p = 0.
+
+Time limit: ``sa`` (and any sampler accepting ``interrupt_function``) stops between reads once
+the limit is spent; ``tabu`` gets ``timeout = limit / reads`` per read; other samplers with
+``num_reads`` are called in ten chunks (seed + chunk number) until the limit is spent; ``exact``
+ignores it (it only takes tiny models).
+"""
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from formulations.builder import NonogramModel
+from formulations.penalty import QuadraticPenalty, lower
+from formulations.results import BackendError, RawAnswer, Status
+
+from .base import Backend
+
+EXACT_MAX_VARIABLES = 20   # ExactSolver holds all 2^n states in memory (2^20 x n bytes + energies)
+TABU_MAX_VARIABLES = 6000  # TabuSampler builds two dense n x n float64 matrices
+SEED_LIMIT = 2 ** 31       # SimulatedAnnealingSampler rejects seeds >= 2^31
+
+# Defaults measured on cat15 (bench/anneal_tts.py; table in formulations/penalty.py).
+SA_READS, SA_SWEEPS = 100, 150
+# sa's beta range in units of 1/min(weight): with the default weights the smallest energy step
+# is 1, so beta runs from 1 (a +1 step accepted 37 % of the time) to 10 (never). dwave's own
+# default range (about 0.06..11 on cat15) wastes the hot end: p 0.93 -> 0.98 at 150 sweeps.
+SA_BETA = (1.0, 10.0)
+TABU_READS = 10
+DESCENT_READS = 100
+GENERIC_READS = 100
+
+# backend option -> sampler parameter it sets
+_OPTION_PARAMETER = {"reads": "num_reads", "sweeps": "num_sweeps", "beta_range": "beta_range",
+                     "beta_schedule": "beta_schedule_type", "seed": "seed"}
+
+
+def tts99(t_read: float, p: float) -> float | None:
+    """Time to reach a solution with 99 % confidence from independent reads; None when p = 0."""
+    if p <= 0:
+        return None
+    if p >= 0.99:
+        return t_read
+    return t_read * math.log(0.01) / math.log(1.0 - p)
+
+
+def default_beta_range(weights: dict[str, float]) -> tuple[float, float]:
+    """sa's default beta range for these family weights (scales with the smallest weight)."""
+    w = min(weights.values())
+    return SA_BETA[0] / w, SA_BETA[1] / w
+
+
+def _parse_value(value: Any) -> Any:
+    """CLI ``--param`` values arrive as strings: JSON, then a Python literal, else the string."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except ValueError:
+        pass
+    try:
+        return ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return value
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """How to call one sampler: which parameters it takes and how to honour a time limit."""
+    name: str
+    make: Callable[[], Any]
+    default_reads: int | None
+    time_limit: str            # "interrupt", "tabu", "chunks" or "ignore"
+    exhaustive: bool = False   # every state enumerated: no energy-0 state proves infeasibility
+    scaled_beta: bool = False  # default beta_range = default_beta_range(weights)
+
+
+def _sampler_parameters(sampler: Any) -> set[str] | None:
+    params = getattr(sampler, "parameters", None)
+    return set(params) if isinstance(params, dict) else None
+
+
+def _sample_kwargs(plan: _Plan, sampler: Any, pen: QuadraticPenalty, *, seed: int | None,
+                   reads: int | None, sweeps: int | None, beta_range: tuple | None,
+                   beta_schedule: str | None, params: dict | None) -> dict[str, Any]:
+    """Map backend options and ``params`` to the sampler's keyword arguments, refusing anything
+    the sampler does not take."""
+    accepted = _sampler_parameters(sampler)
+
+    def put(option: str, param: str, value: Any) -> None:
+        if accepted is not None and param not in accepted:
+            raise BackendError(f"backend '{plan.name}' does not take option '{option}' "
+                               f"(sampler parameters: {', '.join(sorted(accepted)) or 'none'})")
+        kw[param] = value
+
+    kw: dict[str, Any] = {}
+    if reads is None and plan.default_reads is not None and (accepted is None or "num_reads" in accepted):
+        reads = plan.default_reads
+    if reads is not None:
+        if reads < 1:
+            raise BackendError(f"reads must be at least 1, got {reads}")
+        put("reads", "num_reads", int(reads))
+    if sweeps is not None:
+        if sweeps < 1:
+            raise BackendError(f"sweeps must be at least 1, got {sweeps}")
+        put("sweeps", "num_sweeps", int(sweeps))
+    custom = isinstance(_parse_value(beta_schedule), (list, tuple))
+    if beta_range is None and plan.scaled_beta and not custom:
+        beta_range = default_beta_range(pen.weights)
+    if beta_range is not None:
+        br = tuple(float(b) for b in beta_range)
+        if len(br) != 2 or min(br) <= 0:
+            raise BackendError(f"beta_range must be two positive numbers LO,HI, got {beta_range!r}")
+        put("beta_range", "beta_range", br)
+    if beta_schedule is not None:
+        sched = _parse_value(beta_schedule)
+        if isinstance(sched, (list, tuple)):  # an explicit list of betas: a custom schedule
+            put("beta_schedule", "beta_schedule_type", "custom")
+            kw["beta_schedule"] = [float(b) for b in sched]
+            kw.pop("num_sweeps", None)  # the schedule's length is the number of sweeps
+        elif sched in ("linear", "geometric"):
+            put("beta_schedule", "beta_schedule_type", sched)
+        else:
+            raise BackendError(f"beta_schedule must be 'linear', 'geometric' or a list of betas, "
+                               f"got {beta_schedule!r}")
+    if seed is not None and (accepted is None or "seed" in accepted):
+        kw["seed"] = int(seed) % SEED_LIMIT
+    for key, value in (params or {}).items():
+        owner = next((o for o, p in _OPTION_PARAMETER.items() if p == key and p in kw), None)
+        if owner is not None:
+            raise BackendError(f"parameter '{key}' is already set by option '{owner}'")
+        if accepted is not None and key not in accepted:
+            raise BackendError(f"unknown parameter '{key}' for backend '{plan.name}' "
+                               f"(sampler parameters: {', '.join(sorted(accepted)) or 'none'})")
+        kw[key] = _parse_value(value)
+    return kw
+
+
+def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int | None,
+         unique: bool, reads: int | None = None, sweeps: int | None = None,
+         beta_range: tuple | None = None, beta_schedule: str | None = None,
+         weights: dict | None = None, params: dict | None = None) -> RawAnswer:
+    t0 = time.perf_counter()
+    try:
+        pen = lower(nm, weights)
+    except ValueError as exc:
+        raise BackendError(str(exc)) from None
+    n = pen.num_variables
+    if plan.exhaustive and n > EXACT_MAX_VARIABLES:
+        raise BackendError(f"backend '{plan.name}' enumerates all 2^n states and takes at most "
+                           f"{EXACT_MAX_VARIABLES} variables; this model has {n} "
+                           "(try --no-x or a smaller puzzle)")
+    if plan.time_limit == "tabu" and n > TABU_MAX_VARIABLES:
+        raise BackendError(f"backend '{plan.name}' builds a dense {n}x{n} matrix; it takes at most "
+                           f"{TABU_MAX_VARIABLES} variables, this model has {n}")
+    sampler = plan.make()
+    kw = _sample_kwargs(plan, sampler, pen, seed=seed, reads=reads, sweeps=sweeps,
+                        beta_range=beta_range, beta_schedule=beta_schedule, params=params)
+    bqm = pen.to_bqm(labels="index")
+    if plan.time_limit == "tabu":
+        # TabuSampler compares energy_threshold with the energy WITHOUT the offset.
+        kw.setdefault("energy_threshold", -pen.offset + 1e-9 * max(1.0, abs(pen.offset)))
+        if time_limit is not None and "timeout" not in kw:
+            kw["timeout"] = max(1, int(1000 * time_limit / kw.get("num_reads", 1)))
+
+    samples, counts, sampling_s, sinfo = _sample(plan, sampler, bqm, kw, n, time_limit)
+    energies = pen.energies(samples)
+    total = int(counts.sum())
+    zero = energies == 0
+    p = float(counts[zero].sum()) / total if total else 0.0
+    t_read = sampling_s / total if total else float("nan")
+    cpu_s = sinfo.pop("sampling_cpu_s")
+    best = int(np.argmin(energies)) if len(energies) else None
+    info: dict[str, Any] = {
+        "sampler": plan.name, "reads": total, "success_probability": p,
+        "time_per_read_s": t_read, "tts99_s": tts99(t_read, p) if not plan.exhaustive else None,
+        "sampling_s": sampling_s, "cpu_per_read_s": cpu_s / total if total else float("nan"),
+        "qubo_variables": n, "qubo_interactions": len(pen.qv), "weights": dict(pen.weights),
+        **{k: v for k, v in kw.items() if k in ("num_sweeps", "beta_schedule_type")},
+        **sinfo,
+    }
+    if plan.exhaustive:
+        info["solutions"] = int(zero.sum())
+    if best is None:
+        return RawAnswer(Status.UNKNOWN, solve_s=time.perf_counter() - t0,
+                         message="the sampler returned no samples", info=info)
+    e_best = float(energies[best])
+    found = [samples[best]]
+    if e_best == 0:
+        proven = None
+        if unique and plan.exhaustive:
+            grids = {nm.decode(samples[best])}
+            for i in np.flatnonzero(zero):
+                g = nm.decode(samples[i])
+                if g not in grids:
+                    found.append(samples[i])
+                    break
+            proven = len(found) == 1
+        return RawAnswer(Status.SOLVED, tuple(found), solve_s=time.perf_counter() - t0,
+                         proven_unique=proven, energy=0.0, info=info)
+    if plan.exhaustive:
+        return RawAnswer(Status.INFEASIBLE, solve_s=time.perf_counter() - t0, energy=e_best,
+                         message=f"no state of the {n} variables has energy 0", info=info)
+    broken = pen.violated(samples[best])
+    shown = ", ".join(map(str, broken[:3])) + (", ..." if len(broken) > 3 else "")
+    return RawAnswer(Status.UNKNOWN, tuple(found), solve_s=time.perf_counter() - t0, energy=e_best,
+                     message=f"best of {total} reads has energy {e_best:g} and breaks "
+                             f"{len(broken)} constraints: {shown}", info=info)
+
+
+def _sample(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], n: int,
+            time_limit: float | None) -> tuple[np.ndarray, np.ndarray, float, dict]:
+    """Call the sampler (in chunks when the time limit asks for it); samples in model order."""
+    accepted = _sampler_parameters(sampler)
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    calls: list[dict[str, Any]] = [kw]
+    if deadline is not None and plan.time_limit == "interrupt" and \
+            (accepted is None or "interrupt_function" in accepted) and "interrupt_function" not in kw:
+        kw = {**kw, "interrupt_function": lambda: time.perf_counter() > deadline}
+        calls = [kw]
+    elif deadline is not None and plan.time_limit in ("interrupt", "chunks") and "num_reads" in kw:
+        reads = kw["num_reads"]
+        size = max(1, math.ceil(reads / 10))
+        calls = []
+        for k, start in enumerate(range(0, reads, size)):
+            c = {**kw, "num_reads": min(size, reads - start)}
+            if "seed" in c:
+                c["seed"] = (c["seed"] + k) % SEED_LIMIT
+            calls.append(c)
+    blocks, counts, spent, sinfo = [], [], 0.0, {"sampling_cpu_s": 0.0}
+    for c in calls:
+        if blocks and deadline is not None and time.perf_counter() > deadline:
+            break
+        t, cpu = time.perf_counter(), time.process_time()
+        try:
+            ss = sampler.sample(bqm, **c)
+            rec = ss.record
+        except (TypeError, ValueError) as exc:
+            raise BackendError(f"backend '{plan.name}': the sampler rejected its arguments: {exc}") \
+                from None
+        spent += time.perf_counter() - t
+        sinfo["sampling_cpu_s"] += time.process_time() - cpu
+        order = np.fromiter(ss.variables, dtype=np.int64, count=len(ss.variables))
+        X = np.zeros((len(rec), n), dtype=np.int8)
+        X[:, order] = rec.sample
+        blocks.append(X)
+        counts.append(np.asarray(getattr(rec, "num_occurrences", np.ones(len(rec))), dtype=np.int64))
+        if ss.info.get("beta_range") is not None:
+            sinfo["beta_range"] = [float(b) for b in ss.info["beta_range"]]
+        if isinstance(ss.info.get("beta_schedule_type"), str):
+            sinfo["beta_schedule_type"] = ss.info["beta_schedule_type"]
+        timing = ss.info.get("timing")
+        if isinstance(timing, dict) and "sampling_ns" in timing:
+            sinfo["sampler_sampling_s"] = sinfo.get("sampler_sampling_s", 0.0) + timing["sampling_ns"] * 1e-9
+    return np.concatenate(blocks), np.concatenate(counts), spent, sinfo
+
+
+# -- the named backends -----------------------------------------------------------------------
+
+def _make(module: str, cls: str) -> Callable[[], Any]:
+    def make():
+        return getattr(importlib.import_module(module), cls)()
+    return make
+
+
+_PLANS = {
+    "sa": _Plan("sa", _make("dwave.samplers", "SimulatedAnnealingSampler"), SA_READS, "interrupt",
+                scaled_beta=True),
+    "tabu": _Plan("tabu", _make("dwave.samplers", "TabuSampler"), TABU_READS, "tabu"),
+    "descent": _Plan("descent", _make("dwave.samplers", "SteepestDescentSolver"), DESCENT_READS,
+                     "chunks"),
+    "exact": _Plan("exact", _make("dimod", "ExactSolver"), None, "ignore", exhaustive=True),
+}
+
+
+def _solver(plan: _Plan) -> Callable[..., RawAnswer]:
+    def solve(nm: NonogramModel, **kwargs: Any) -> RawAnswer:
+        return _run(plan, nm, **kwargs)
+    return solve
+
+
+_WEIGHTS = {"weights": dict, "params": dict}
+_SA_OPTIONS = {"reads": int, "sweeps": int, "beta_range": tuple, "beta_schedule": str, **_WEIGHTS}
+_HINT = 'pip install "nonogram-formulations[anneal]" (or: pip install dimod dwave-samplers)'
+
+BACKENDS = [
+    Backend("sa", f"dwave-samplers simulated annealing on the penalty QUBO (default {SA_READS} "
+                  f"reads x {SA_SWEEPS} sweeps, tuned on 15x15; 20x20 and up want 1000-10000 "
+                  "--sweeps)",
+            _solver(_PLANS["sa"]), requires=("dimod", "dwave.samplers"), install_hint=_HINT,
+            options=_SA_OPTIONS, default_options={"sweeps": SA_SWEEPS}),
+    Backend("tabu", f"dwave-samplers tabu search on the penalty QUBO (default {TABU_READS} reads, "
+                    "each stopping at energy 0)",
+            _solver(_PLANS["tabu"]), requires=("dimod", "dwave.samplers"), install_hint=_HINT,
+            options={"reads": int, **_WEIGHTS}),
+    Backend("descent", f"dwave-samplers steepest descent from random states "
+                       f"(default {DESCENT_READS} reads; a baseline, rarely solves)",
+            _solver(_PLANS["descent"]), requires=("dimod", "dwave.samplers"), install_hint=_HINT,
+            options={"reads": int, **_WEIGHTS}),
+    Backend("exact", f"dimod ExactSolver: all 2^n states, models of at most {EXACT_MAX_VARIABLES} "
+                     "variables (proves infeasible/unique)",
+            _solver(_PLANS["exact"]), requires=("dimod",), install_hint=_HINT,
+            options=dict(_WEIGHTS), supports_unique=True),
+]
+
+
+def resolve(name: str) -> Backend:
+    """A backend for any dimod sampler class named ``dimod:MODULE:CLASS`` (instantiated with no
+    arguments), e.g. ``dimod:openjij:SASampler``; a clear BackendError when it cannot be used."""
+    parts = name.split(":")
+    if len(parts) != 3 or parts[0] != "dimod" or not parts[1] or not parts[2]:
+        raise BackendError(f"'{name}': dimod samplers are named dimod:MODULE:CLASS, "
+                           "e.g. dimod:dwave.samplers:SimulatedAnnealingSampler")
+    _, module, cls = parts
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as exc:
+        raise BackendError(f"backend '{name}': cannot import module '{module}' ({exc})") from None
+    target = getattr(mod, cls, None)
+    if target is None:
+        raise BackendError(f"backend '{name}': module '{module}' has no attribute '{cls}'")
+    if not callable(getattr(target, "sample", None)):
+        raise BackendError(f"backend '{name}': '{module}.{cls}' is not a dimod sampler "
+                           "(it has no sample method)")
+
+    def make():
+        try:
+            return target() if isinstance(target, type) else target
+        except Exception as exc:
+            raise BackendError(f"backend '{name}': cannot create {cls}() ({exc})") from None
+
+    accepts_interrupt = "interrupt_function" in (_sampler_parameters(make()) or set())
+    plan = _Plan(name, make, GENERIC_READS, "interrupt" if accepts_interrupt else "chunks")
+    return Backend(name, f"dimod sampler {module}.{cls} on the penalty QUBO", _solver(plan),
+                   requires=(module,), options=_SA_OPTIONS)

@@ -1,0 +1,183 @@
+"""The dimod backends: real samplers on the penalty QUBO, answers verified by the checker."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+pytest.importorskip("dimod")
+pytest.importorskip("dwave.samplers")
+
+from backends import get_backend  # noqa: E402
+from backends.anneal import EXACT_MAX_VARIABLES, tts99  # noqa: E402
+from formulations.builder import build_model  # noqa: E402
+from formulations.penalty import lower  # noqa: E402
+from formulations.puzzle import Puzzle, check_grid  # noqa: E402
+from formulations.results import BackendError, Status  # noqa: E402
+from formulations.solving import solve_puzzle  # noqa: E402
+
+CAT_ROWS = [[], [1, 1], [2, 2], [3, 3], [13], [13], [2, 5, 2], [2, 5, 2],
+            [13], [6, 6], [5, 5], [11], [9], [5], []]
+CAT_COLS = [[], [10], [10], [3, 5], [2, 5], [10], [6, 3], [5, 3],
+            [6, 3], [10], [2, 5], [3, 5], [10], [10], []]
+CAT = Puzzle.from_clues(CAT_ROWS, CAT_COLS, name="cat15")
+HEART = Puzzle.from_clues([[1, 1], [5], [5], [3], [1]], [[2], [4], [4], [4], [2]], name="heart5")
+TWO = Puzzle.from_clues([[1], [1]], [[1], [1]])                    # two diagonal solutions
+ONE = Puzzle.from_clues([[2], [1]], [[2], [1]])                    # one solution
+IMPOSSIBLE = Puzzle.from_clues([[1], [1, 1], [1]], [[1], [2], [1]])  # totals agree, no grid
+
+
+def assert_solved(r, puzzle):
+    assert r.status is Status.SOLVED, r.message
+    assert r.grid is not None and check_grid(puzzle, r.grid) == []
+    assert r.energy == 0.0
+
+
+@pytest.mark.parametrize("backend", ["sa", "tabu"])
+@pytest.mark.parametrize("use_x", [True, False])
+def test_sa_and_tabu_solve_cat15_with_fixed_seed(backend, use_x):
+    r = solve_puzzle(CAT, backend, use_x=use_x, seed=1)
+    assert_solved(r, CAT)
+    p, reads = r.info["success_probability"], r.info["reads"]
+    assert 0 < p <= 1 and reads >= 1
+    assert math.isclose(r.info["tts99_s"], tts99(r.info["time_per_read_s"], p))
+    d = r.to_dict()
+    for key in ("energy", "success_probability", "tts99_s", "reads"):
+        assert key in d
+
+
+def test_sa_is_reproducible_with_a_seed():
+    a = solve_puzzle(CAT, "sa", seed=5, reads=20)
+    b = solve_puzzle(CAT, "sa", seed=5, reads=20)
+    assert a.info["success_probability"] == b.info["success_probability"]
+    assert a.info["reads"] == b.info["reads"] == 20
+
+
+def test_sa_options_reach_the_sampler():
+    r = solve_puzzle(CAT, "sa", seed=2, reads=7, sweeps=300, beta_range=(0.5, 8.0),
+                     beta_schedule="linear", weights={"link": 1.5}, params={"randomize_order": "true"})
+    assert r.info["reads"] == 7 and r.info["num_sweeps"] == 300
+    assert r.info["beta_range"] == [0.5, 8.0] and r.info["beta_schedule_type"] == "linear"
+    assert r.info["weights"]["link"] == 1.5
+    # an explicit list of betas is a custom schedule (its length is the number of sweeps)
+    r = solve_puzzle(HEART, "sa", seed=2, reads=5, beta_schedule="[0.5, 1, 2, 4, 8, 16]")
+    assert r.info["beta_schedule_type"] == "custom" and r.info["reads"] == 5
+
+
+def test_default_beta_range_scales_with_weights():
+    a = solve_puzzle(HEART, "sa", seed=3, reads=3)
+    b = solve_puzzle(HEART, "sa", seed=3, reads=3, weights={"monotone": 4, "order": 4, "link": 2})
+    assert b.info["beta_range"] == [x / 2 for x in a.info["beta_range"]]
+
+
+def test_unsolved_best_sample_reports_energy_and_violations():
+    # an impossible puzzle: no read can reach energy 0, whatever the sampler does
+    r = solve_puzzle(IMPOSSIBLE, "sa", seed=1, reads=10)
+    assert r.status is Status.UNKNOWN and r.grid is None
+    assert r.energy > 0 and r.violations
+    assert r.info["success_probability"] == 0 and r.info["tts99_s"] is None
+    assert r.to_dict()["tts99_s"] is None
+    nm = build_model(IMPOSSIBLE)
+    assert set(r.violations) <= {c.label for c in nm.model.constraints}
+
+
+def test_descent_result_is_consistent():
+    r = solve_puzzle(CAT, "descent", seed=1, reads=50)
+    assert r.info["reads"] == 50
+    if r.status is Status.SOLVED:
+        assert_solved(r, CAT)
+    else:
+        assert r.status is Status.UNKNOWN and r.energy > 0 and r.violations
+
+
+def test_descent_solves_a_tiny_puzzle():
+    r = solve_puzzle(ONE, "descent", seed=1, reads=50)
+    assert_solved(r, ONE)
+
+
+def test_exact_counts_solutions_and_proves():
+    r = solve_puzzle(TWO, "exact", use_x=False, unique=True)
+    assert_solved(r, TWO)
+    assert r.unique is False and r.info["solutions"] == 2
+    r = solve_puzzle(ONE, "exact", use_x=False, unique=True)
+    assert_solved(r, ONE)
+    assert r.unique is True and r.info["solutions"] == 1
+    r = solve_puzzle(IMPOSSIBLE, "exact", use_x=False)
+    assert r.status is Status.INFEASIBLE and r.energy > 0
+
+
+def test_exact_refuses_large_models():
+    n = build_model(CAT).model.num_variables
+    with pytest.raises(BackendError) as exc:
+        solve_puzzle(CAT, "exact")
+    assert str(n) in str(exc.value) and str(EXACT_MAX_VARIABLES) in str(exc.value)
+
+
+def test_tabu_threshold_stops_reads_at_energy_zero():
+    # with the offset-corrected threshold each read stops at a solution instead of running on
+    r = solve_puzzle(CAT, "tabu", seed=4, reads=5, use_x=False)
+    assert_solved(r, CAT)
+    assert r.info["success_probability"] == 1.0
+
+
+def test_time_limit_cuts_sa_reads():
+    r = solve_puzzle(CAT, "sa", seed=1, reads=1000, sweeps=2000, time_limit=0.05)
+    assert 1 <= r.info["reads"] < 1000
+
+
+def test_any_dimod_sampler_by_import_path():
+    r = solve_puzzle(HEART, "dimod:dwave.samplers:SimulatedAnnealingSampler", seed=1, reads=20,
+                     sweeps=500)
+    assert_solved(r, HEART)
+    assert r.backend == "dimod:dwave.samplers:SimulatedAnnealingSampler" and r.info["reads"] == 20
+    r = solve_puzzle(ONE, "dimod:dimod:ExactSolver", use_x=False)
+    assert_solved(r, ONE)
+
+
+@pytest.mark.parametrize("name,fragment", [
+    ("dimod:no_such_module_xyz:Sampler", "cannot import module 'no_such_module_xyz'"),
+    ("dimod:dimod:NoSuchSampler", "has no attribute 'NoSuchSampler'"),
+    ("dimod:math:pi", "not a dimod sampler"),
+    ("dimod:just-one-part", "dimod:MODULE:CLASS"),
+])
+def test_bad_sampler_path_is_a_clear_error(name, fragment):
+    with pytest.raises(BackendError, match=fragment.replace("(", r"\(")):
+        get_backend(name)
+
+
+def test_unknown_options_and_parameters_are_errors():
+    with pytest.raises(BackendError, match="unknown option 'sweeps'"):
+        solve_puzzle(CAT, "tabu", sweeps=10)
+    with pytest.raises(BackendError, match="unknown parameter 'bogus'"):
+        solve_puzzle(HEART, "sa", params={"bogus": "1"})
+    with pytest.raises(BackendError, match="already set by option 'reads'"):
+        solve_puzzle(HEART, "sa", params={"num_reads": "3"})
+    with pytest.raises(BackendError, match="unknown constraint family"):
+        solve_puzzle(HEART, "sa", weights={"links": 2})
+    with pytest.raises(BackendError, match="beta_schedule"):
+        solve_puzzle(HEART, "sa", beta_schedule="cubic")
+    with pytest.raises(BackendError, match="does not take option 'sweeps'"):
+        solve_puzzle(HEART, "dimod:dwave.samplers:TabuSampler", sweeps=10)
+
+
+def test_sampler_specific_parameters_pass_through():
+    r = solve_puzzle(HEART, "tabu", seed=1, reads=2, params={"tenure": "3", "num_restarts": "5"})
+    assert_solved(r, HEART)
+
+
+def test_reported_energy_is_recomputed_from_the_penalty():
+    nm = build_model(CAT)
+    pen = lower(nm)
+    for sweeps in (3, 150):  # too few sweeps (usually unsolved) and the default
+        raw = get_backend("sa").solve(nm, seed=1, reads=5, sweeps=sweeps)
+        best = raw.assignments[0]
+        assert raw.energy == pen.energy(best)
+        assert (raw.status is Status.SOLVED) == (raw.energy == 0) == nm.model.is_feasible(best)
+        if raw.status is Status.UNKNOWN:
+            assert str(len(nm.model.violations(best))) in raw.message
+
+
+def test_tts99_formula():
+    assert tts99(2.0, 0.0) is None
+    assert tts99(2.0, 0.995) == 2.0
+    assert math.isclose(tts99(1.0, 0.5), math.log(0.01) / math.log(0.5))
