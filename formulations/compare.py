@@ -50,7 +50,7 @@ from .puzzle import Puzzle, PuzzleError, check_grid, grid_to_strings
 from .results import BackendError
 
 LADDER_PREFIX = "ladder:"
-PUZZLE_SUFFIXES = (".txt", ".non", ".xml", ".pbn", ".nin")  # directory scans (not janko .json)
+PUZZLE_SUFFIXES = (".txt", ".non", ".xml", ".pbn", ".nin", ".toml")  # directory scans (not janko .json)
 EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 2, 130
 
 

@@ -12,9 +12,18 @@ Formats (``FORMATS``):
 * ``non``    Steve Simpson's ``.non`` incl. mikix's extensions (``goal``, colour letters);
 * ``xml``    webpbn XML (``<puzzleset><puzzle type="grid">``), colour included;
 * ``nin``    JaCoP / Jakub Wilk ``.nin``: ``W H``, H row lines, W column lines;
-* ``janko``  puzzlekit's janko JSON (many puzzles; see :func:`iter_janko`).
+* ``janko``  puzzlekit's janko JSON (many puzzles; see :func:`iter_janko`);
+* ``pynogram`` pynogram's INI-like text: ``[colors]`` ``g = (0, 204, 0) %``, ``[clues]``
+  ``columns =`` / ``rows =`` with clues separated by commas and/or line ends, colour suffixes
+  ``2g``; ``#`` / ``;`` comments;
+* ``nonogrid`` nonogrid's TOML version of the same (``[colors] defs = [...]``,
+  ``[clues] columns = '''...'''`` multi-line strings);
+* ``jcross`` SPOJ JCROSS input: puzzle count, then per puzzle ``M N``, M row lines and N column
+  lines, each ending in ``0`` (several puzzles: use :func:`read_puzzles`).
 
-A ``.txt`` file is one of the three text variants, told apart by content.
+A ``.txt`` file is one of the text variants (ours, dejoue, keen, pynogram, jcross), told apart by
+content: a ``[clues]`` / ``[colors]`` section line means pynogram, a file that is exactly the
+JCROSS layout means jcross.
 """
 from __future__ import annotations
 
@@ -27,6 +36,7 @@ from typing import Callable, Iterator
 from xml.etree import ElementTree as ET
 from xml.parsers import expat
 
+from .colours import css_rgb, distinct_rgb, parse_colour
 from .puzzle import BLACK, Block, Clue, Grid, Puzzle, PuzzleError, format_clue, min_length
 from .writers import NON_LETTERS, non_colour, write_non, write_text
 
@@ -36,16 +46,18 @@ __all__ = [
     "write_text", "write_non",
 ]
 
-FORMATS: tuple[str, ...] = ("txt", "dejoue", "keen", "non", "xml", "nin", "janko")
+FORMATS: tuple[str, ...] = ("txt", "dejoue", "keen", "non", "xml", "nin", "janko", "pynogram",
+                             "nonogrid", "jcross")
 """Format names accepted as ``fmt`` by :func:`parse_puzzle`."""
 
 EXTENSIONS: dict[str, str] = {
-    ".txt": "text",  # one of txt / dejoue / keen, decided by content
+    ".txt": "text",  # one of txt / dejoue / keen / pynogram / jcross, decided by content
     ".non": "non",
     ".xml": "xml",
     ".pbn": "xml",
     ".nin": "nin",
     ".json": "janko",
+    ".toml": "nonogrid",
 }
 """File extension -> format ("text" = any of the text variants)."""
 
@@ -183,6 +195,9 @@ def _parse_all(text: str, fmt: str | None, where: str | None) -> list[tuple[Puzz
         "nin": lambda: [_build(_parse_nin(text))],
         "xml": lambda: _parse_xml(text),
         "janko": lambda: [_janko_entry(k, v, where) for k, v in _load_janko(text, where).items()],
+        "pynogram": lambda: [_build(_parse_pynogram(text))],
+        "nonogrid": lambda: [_build(_parse_nonogrid(text))],
+        "jcross": lambda: _parse_jcross(text),
     }[fmt]
     return _guard(parser, where)
 
@@ -291,6 +306,9 @@ def _sniff(text: str) -> str | None:
         return "xml"
     if s.startswith("{"):
         return "janko"
+    ini = _ini_variant(text)
+    if ini is not None:
+        return ini
     if (re.search(r"(?im)^[ \t]*(width|height)[ \t]+\d+[ \t]*$", text)
             and re.search(r"(?im)^[ \t]*(rows|columns)[ \t]*$", text)):
         return "non"
@@ -302,10 +320,23 @@ def _sniff(text: str) -> str | None:
         return None
     first = content[0]
     word = first.split()[0].upper().rstrip(":")
-    if _CLUEISH.fullmatch(first) or first.startswith("[") or word in ("ROWS", "COLUMNS",
-                                                                      "TITLE", "GRID"):
+    if _CLUEISH.fullmatch(first) or first.startswith("[") or word in (
+            "ROWS", "COLUMNS", "TITLE", "GRID", "COLOUR", "COLOR"):
         return _text_variant(lines)
     return None
+
+
+_INI_SECTION = re.compile(r"[ \t]*\[[ \t]*(clues|colors)[ \t]*\][ \t]*(?:[#;].*)?")
+
+
+def _ini_variant(text: str) -> str | None:
+    """pynogram / nonogrid when a ``[clues]`` or ``[colors]`` section line is present; TOML if
+    it also has a triple-quoted string or a ``defs = [`` list, which the INI form never has."""
+    if not any(_INI_SECTION.fullmatch(x) for x in _lines(text)):
+        return None
+    if re.search(r'"""|\'\'\'|^\s*defs\s*=\s*\[', text, re.M):
+        return "nonogrid"
+    return "pynogram"
 
 
 def _looks_nin(lines: list[str]) -> bool:
@@ -317,9 +348,12 @@ def _looks_nin(lines: list[str]) -> bool:
 
 
 def _text_variant(lines: list[str]) -> str:
-    """Tell the three text formats apart: brackets or GRID mean dejoue; a COLUMNS line means
-    ours; otherwise two blank-separated blocks of numbers are Kyle Keen's. Anything else is
-    read as ours, whose parser then says what is wrong."""
+    """Tell the text formats apart: a ``[clues]``/``[colors]`` section line means pynogram (or
+    nonogrid TOML); brackets or GRID mean dejoue; a COLUMNS line means ours; two
+    blank-separated blocks of numbers are Kyle Keen's; exactly the JCROSS layout is jcross.
+    Anything else is read as ours, whose parser then says what is wrong."""
+    if any(_INI_SECTION.fullmatch(x) for x in lines):
+        return _ini_variant("\n".join(lines)) or "pynogram"
     content = [_strip_comment(x) for x in lines]
     nonblank = [c for c in content if c]
     if any(c.startswith("[") or re.match(r"(?i)grid(\s|$)", c) for c in nonblank):
@@ -335,6 +369,8 @@ def _text_variant(lines: list[str]) -> str:
     blanks = [i for i, x in enumerate(body) if not x.strip()]
     if len(blanks) == 1 and all(_CLUEISH.fullmatch(x.strip()) for x in body):
         return "keen"
+    if _jcross_split(lines, quiet=True) is not None:
+        return "jcross"
     return "txt"
 
 
@@ -346,9 +382,18 @@ def _parse_text(text: str) -> _Parsed:
     separated by spaces or commas; ``0`` or a blank line is an empty clue. Optional ``ROWS``
     line first and ``TITLE name`` line before it (the rest of that line, ``#`` included, is the
     name). ``#`` starts a comment; a comment-only line is no clue. Blank lines before the first
-    clue and at the end of the file are ignored; header words are case-insensitive."""
+    clue and at the end of the file are ignored; header words are case-insensitive.
+
+    Colour: before the clues, one ``COLOUR letter [name] [#rrggbb]`` line (``COLOR`` too) per
+    colour, letter one of a-z; a block ``3r`` is then length 3 in colour ``r``, a block without a
+    letter is black. Colour indices follow the declaration order (first declared = 2). On a
+    COLOUR line a token of ``#`` and hex digits only is the colour code (six digits required);
+    any other ``#`` starts a comment as on every other line. Without a name the letter is the
+    name; without a code a CSS name gives its colour, any other name a generated one."""
     pp = _Parsed()
     lines = _lines(text)
+    letters: dict[str, int] = {}  # declared colour letter -> colour index
+    declared: list[tuple[str, str, str | None, int]] = []  # letter, name, rgb, line
     last = max((i for i, x in enumerate(lines)
                 if x.strip() and not x.strip().startswith("#")), default=-1)
     section: str | None = None
@@ -362,6 +407,15 @@ def _parse_text(text: str) -> _Parsed:
                 raise PuzzleError("TITLE must come before the clues", line=i)
             pp.name = raw.strip()[5:].lstrip(":").strip()
             continue
+        if word in ("COLOUR", "COLOR"):
+            if section is not None:
+                raise PuzzleError("COLOUR lines must come before the clues", line=i)
+            letter, name, rgb = _colour_line(raw, i)
+            if letter in letters:
+                raise PuzzleError(f"colour letter {letter!r} declared twice", line=i)
+            letters[letter] = len(declared) + 2
+            declared.append((letter, name, rgb, i))
+            continue
         if word in ("ROWS", "COLUMNS") and len(content.split()) == 1:
             if word == "ROWS" and section is not None:
                 raise PuzzleError("ROWS header after the row clues started", line=i)
@@ -374,12 +428,73 @@ def _parse_text(text: str) -> _Parsed:
                 continue
             section = "rows"
         target = pp.rows if section == "rows" else pp.columns
-        target.append((_clue(_tokens(content), i), i))
-    if section is None and not pp.name:
+        target.append((_text_clue(_tokens(content), i, letters), i))
+    if section is None and not pp.name and not declared:
         raise PuzzleError("empty file: no clues")
     if section != "columns":
         raise PuzzleError("missing COLUMNS section (a line COLUMNS before the column clues)")
+    used = {rgb for _, _, rgb, _ in declared if rgb} | {"#ffffff", "#000000"}
+    entries = []
+    for letter, name, rgb, _ in declared:
+        if rgb is None:
+            rgb = css_rgb(name) or distinct_rgb(used)
+            used.add(rgb)
+        entries.append((letters[letter], name, rgb))
+    pp.palette = DEFAULT_PALETTE + tuple(entries)
     return pp
+
+
+_TEXT_BLOCK = re.compile(r"([+-]?\d+)([a-z]?)")
+_HEX_TOKEN = re.compile(r"#[0-9A-Fa-f]+")
+
+
+def _colour_line(raw: str, line: int) -> tuple[str, str, str | None]:
+    """``COLOUR letter [name] [#rrggbb]`` -> (letter, name, rgb or None)."""
+    tokens = raw.split()[1:]
+    words: list[str] = []
+    rgb: str | None = None
+    for tok in tokens:
+        if tok.startswith("#"):
+            if rgb is None and _HEX_TOKEN.fullmatch(tok):
+                if len(tok) != 7:
+                    raise PuzzleError(f"colour code {tok!r} needs six hex digits (#rrggbb)",
+                                      line=line)
+                rgb = tok.lower()
+                continue
+            break  # a comment
+        if rgb is not None:
+            raise PuzzleError(f"unexpected {tok!r} after the colour code", line=line)
+        if "#" in tok:
+            words.append(tok.split("#", 1)[0])
+            break
+        words.append(tok)
+    if not words:
+        raise PuzzleError("COLOUR needs a letter: COLOUR r [name] [#rrggbb]", line=line)
+    letter, name = words[0], " ".join(words[1:])
+    if not re.fullmatch(r"[a-z]", letter):
+        raise PuzzleError(f"colour letter {letter!r} must be one lowercase letter a-z", line=line)
+    return letter, name or letter, rgb
+
+
+def _text_clue(tokens: list[str], line: int, letters: dict[str, int]) -> Clue:
+    """A clue of the project format: numbers with an optional declared colour letter."""
+    blocks = []
+    for tok in tokens:
+        m = _TEXT_BLOCK.fullmatch(tok)
+        if not m:
+            if re.match(r"[+-]?\d", tok):
+                raise PuzzleError(f"bad token {tok!r} in clue (a colour suffix is one lowercase "
+                                  "letter declared by a COLOUR line)", line=line)
+            raise PuzzleError(f"non-numeric token {tok!r} in clue", line=line)
+        colour = BLACK
+        if m.group(2):
+            if m.group(2) not in letters:
+                raise PuzzleError(f"undeclared colour {m.group(2)!r} in token {tok!r} (declare "
+                                  f"it before the clues: COLOUR {m.group(2)} name #rrggbb)",
+                                  line=line)
+            colour = letters[m.group(2)]
+        blocks.append(Block(int(m.group(1)), colour))
+    return _check_lengths(blocks, tokens, line)
 
 
 def _parse_dejoue(text: str) -> list[tuple[Puzzle, Grid | None]]:
@@ -778,3 +893,241 @@ def _janko_entry(key: str, entry: dict, where: str | None) -> tuple[Puzzle, Grid
         raise PuzzleError(f"puzzle {key}: {e.message}", path=where) from None
     except (TypeError, KeyError, AttributeError) as e:
         raise PuzzleError(f"puzzle {key}: malformed entry ({_one_line(e)})", path=where) from None
+
+
+# ----------------------------------------------------------------------------- pynogram / nonogrid
+
+_INI_HEADER = re.compile(r"\s*\[\s*([^\]]*?)\s*\]\s*")
+_INI_KEY = re.compile(r"\s*([A-Za-z_][\w.-]*)\s*[=:](.*)")
+_COLOUR_DEF = re.compile(r"\((.*?)\)\s*(\S*)\s*")
+_INI_BLOCK = re.compile(r"(\d+)(\S*)")
+
+
+def _ini_strip(raw: str, anywhere: bool) -> str:
+    """Drop comments: a line starting with ``#``/``;``, and from an inline ``#``/``;`` on (any
+    position for nonogrid, only after whitespace for pynogram, as its configparser does)."""
+    if raw.strip()[:1] in ("#", ";"):
+        return ""
+    m = re.search(r"[#;]" if anywhere else r"\s[#;]", raw)
+    return (raw[:m.start()] if m else raw).rstrip()
+
+
+def _parse_pynogram(text: str) -> _Parsed:
+    """pynogram's INI-like format: sections ``[clues]`` (keys ``columns``, ``rows``) and an
+    optional ``[colors]`` (``name = (description) char``); a value runs on over the following
+    lines until the next key or section. Other sections and keys are ignored, like pynogram."""
+    sections: dict[str, dict[str, list[tuple[int, str]]]] = {}
+    values: list[tuple[int, str]] | None = None
+    current: str | None = None
+    for i, raw in enumerate(_lines(text), 1):
+        s = _ini_strip(raw, anywhere=False)
+        if not s.strip():
+            continue  # blank lines inside a value only separate clues visually
+        m = _INI_HEADER.fullmatch(s)
+        if m:
+            current = m.group(1)
+            if current in sections:
+                raise PuzzleError(f"second [{current}] section", line=i)
+            sections[current] = {}
+            values = None
+            continue
+        m = _INI_KEY.fullmatch(s)
+        if m:
+            if current is None:
+                raise PuzzleError(f"{m.group(1)!r} outside a section (want [clues] first)",
+                                  line=i)
+            key = m.group(1).lower()
+            if key in sections[current]:
+                raise PuzzleError(f"second {key!r} in [{current}]", line=i)
+            values = sections[current][key] = [(i, m.group(2))]
+            continue
+        if values is None:
+            raise PuzzleError(f"line {s.strip()[:40]!r} belongs to no key (want 'rows = ...')",
+                              line=i)
+        values.append((i, s))
+    if "clues" not in sections:
+        raise PuzzleError("no [clues] section")
+    defs = [(k, v[0][1].strip(), v[0][0]) for k, v in sections.get("colors", {}).items()]
+    for k, v in sections.get("colors", {}).items():
+        if len(v) > 1:
+            raise PuzzleError(f"colour {k!r}: definition runs over several lines", line=v[1][0])
+    return _ini_puzzle(sections["clues"], defs, anywhere=False)
+
+
+def _parse_nonogrid(text: str) -> _Parsed:
+    """nonogrid's TOML: ``[clues] rows = "..."``, ``columns = "..."`` holding pynogram clue text,
+    optional ``[colors] defs = ["name = (description) char", ...]``."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"\(at line (\d+)", str(e))
+        line = int(m.group(1)) if m else (len(_lines(text)) or None
+                                          if "end of document" in str(e) else None)
+        raise PuzzleError(f"malformed TOML: {_one_line(str(e).split(' (at ')[0])}",
+                          line=line) from None
+    lines = _lines(text)
+    clues = data.get("clues")
+    if not isinstance(clues, dict):
+        raise PuzzleError("no [clues] table")
+    section: dict[str, list[tuple[int, str]]] = {}
+    for key in ("rows", "columns"):
+        value = clues.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            raise PuzzleError(f"clues.{key} must be a string, not {type(value).__name__}")
+        start = _toml_value_line(lines, key)
+        section[key] = [(None if start is None else start + k, x)
+                        for k, x in enumerate(_lines(value))]
+    colours = data.get("colors", {})
+    raw_defs = colours.get("defs", []) if isinstance(colours, dict) else None
+    if not isinstance(raw_defs, list) or not all(isinstance(d, str) for d in raw_defs):
+        raise PuzzleError("colors.defs must be a list of strings like 'r = (red) *'")
+    defs = []
+    for d in raw_defs:
+        ln = next((k for k, x in enumerate(lines, 1) if d in x), None)
+        if "=" not in d:
+            raise PuzzleError(f"bad colour definition {d[:40]!r} (want 'name = (description) "
+                              "char')", line=ln)
+        name, desc = d.split("=", 1)
+        defs.append((name.strip().lower(), desc.strip(), ln))
+    return _ini_puzzle(section, defs, anywhere=True)
+
+
+def _toml_value_line(lines: list[str], key: str) -> int | None:
+    """File line of the first line of a TOML string value (best effort, for messages)."""
+    for k, x in enumerate(lines, 1):
+        m = re.match(rf"\s*{key}\s*=\s*(\"\"\"|''')?(.*)", x)
+        if m:
+            return k + 1 if m.group(1) and not m.group(2).strip() else k
+    return None
+
+
+def _ini_puzzle(clues: dict[str, list[tuple[int | None, str]]],
+                defs: list[tuple[str, str, int | None]], anywhere: bool) -> _Parsed:
+    """Shared by pynogram and nonogrid: palette from the colour definitions, then the clues.
+
+    Colour indices: a block without suffix is black (1); a colour named ``black`` is that one;
+    the others get 2, 3, ... in definition order. The palette name is the description when it
+    is a colour name (``(blue)``), otherwise the definition's own name (``g``)."""
+    pp = _Parsed()
+    index: dict[str, int] = {}
+    entries: dict[int, tuple[str, str]] = {0: ("white", "#ffffff"), 1: ("black", "#000000")}
+    pending = []  # unknown colour names, given a generated colour once the others are known
+    for name, desc, ln in defs:
+        m = _COLOUR_DEF.fullmatch(desc)
+        if not name or not m:
+            raise PuzzleError(f"bad colour definition {name} = {desc[:40]!r} (want "
+                              "'name = (description) char')", line=ln)
+        if name in index:
+            raise PuzzleError(f"colour {name!r} defined twice", line=ln)
+        try:
+            rgb = parse_colour(m.group(1))
+        except ValueError as e:
+            raise PuzzleError(f"colour {name!r}: {e}", line=ln) from None
+        idx = {"black": 1, "white": 0}.get(name, 2 + sum(1 for n in index if n not in
+                                                         ("black", "white")))
+        index[name] = idx
+        desc_name = m.group(1).strip()
+        is_name = rgb is None or css_rgb(desc_name) is not None
+        label = desc_name if is_name else name
+        if label in (n for n, _ in entries.values()) and idx > 1:
+            label = name
+        entries[idx] = (label, rgb or "")
+        if rgb is None:
+            pending.append(idx)
+    used = {rgb for _, rgb in entries.values() if rgb}
+    for idx in pending:
+        rgb = distinct_rgb(used)
+        used.add(rgb)
+        entries[idx] = (entries[idx][0], rgb)
+    pp.palette = tuple((k, *entries[k]) for k in sorted(entries))
+    for key in ("rows", "columns"):
+        if key not in clues:
+            raise PuzzleError(f"missing '{key} =' in the clues")
+        target = pp.rows if key == "rows" else pp.columns
+        for ln, raw in clues[key]:
+            s = _ini_strip(raw, anywhere)
+            for item in s.strip().strip(",").split(","):
+                item = item.strip().strip("'\"").strip()
+                if item:
+                    target.append((_ini_clue(item, ln, index), ln))
+    return pp
+
+
+def _ini_clue(item: str, line: int | None, index: dict[str, int]) -> Clue:
+    blocks, tokens = [], item.split()
+    for tok in tokens:
+        m = _INI_BLOCK.fullmatch(tok)
+        if not m:
+            raise PuzzleError(f"non-numeric token {tok!r} in clue", line=line)
+        suffix = m.group(2)
+        colour = BLACK
+        if suffix:
+            colour = index.get(suffix, index.get(suffix.lower(), -1))
+            if colour < 0:
+                known = ", ".join(index) or "none"
+                raise PuzzleError(f"undefined colour {suffix!r} in block {tok!r} (defined in "
+                                  f"[colors]: {known})", line=line)
+        blocks.append(Block(int(m.group(1)), colour))
+    return _check_lengths(blocks, tokens, line)
+
+
+# ----------------------------------------------------------------------------- SPOJ JCROSS
+
+
+def _jcross_split(lines: list[str], quiet: bool = False
+                  ) -> list[tuple[int, int, int, list[tuple[int, list[str]]]]] | None:
+    """JCROSS layout -> [(first line, M, N, clue lines)], or None (quiet) / PuzzleError when the
+    text is not exactly that layout."""
+    content = [(i, x.split()) for i, x in enumerate(lines, 1) if x.strip()]
+
+    def fail(msg: str, line: int | None) -> None:
+        if not quiet:
+            raise PuzzleError(msg, line=line)
+
+    if not content or len(content[0][1]) != 1 or not content[0][1][0].isdigit():
+        fail("first line should be the number of puzzles", content[0][0] if content else None)
+        return None
+    count, pos, out = int(content[0][1][0]), 1, []
+    for k in range(count):
+        if pos >= len(content):
+            fail(f"file ends before puzzle {k + 1} of {count}", None)
+            return None
+        ln, head = content[pos]
+        if len(head) != 2 or not all(t.isdigit() for t in head):
+            fail(f"puzzle {k + 1}: want 'rows columns', got {' '.join(head)[:40]!r}", ln)
+            return None
+        m, n = int(head[0]), int(head[1])
+        body = content[pos + 1: pos + 1 + m + n]
+        if len(body) != m + n:
+            fail(f"puzzle {k + 1}: file ends before its {m} row and {n} column lines", ln)
+            return None
+        for bl, toks in body:
+            if not all(_INT.fullmatch(t) for t in toks) or toks[-1] != "0":
+                fail(f"puzzle {k + 1}: clue line should be numbers ending in 0", bl)
+                return None
+        out.append((ln, m, n, body))
+        pos += 1 + m + n
+    if pos != len(content) or count == 0:
+        fail(f"text after the {count} puzzles the first line announces",
+             content[pos][0] if pos < len(content) else None)
+        return None
+    return out
+
+
+def _parse_jcross(text: str) -> list[tuple[Puzzle, Grid | None]]:
+    """SPOJ JCROSS: each clue line ends in 0 (alone = empty line); puzzles named 1, 2, ..."""
+    out = []
+    for k, (ln, m, _n, body) in enumerate(_jcross_split(_lines(text)) or [], 1):
+        pp = _Parsed(name=str(k), line=ln)
+        for j, (bl, toks) in enumerate(body):
+            (pp.rows if j < m else pp.columns).append((_clue(toks[:-1], bl), bl))
+        try:
+            out.append(_build(pp))
+        except PuzzleError as e:
+            raise PuzzleError(f"puzzle {k}: {e.message}",
+                              line=e.line if e.line is not None else ln) from None
+    return out

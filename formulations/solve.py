@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m formulations.solve",
                 description="Solve a nonogram with one of the package's backends; every answer is "
                             "checked against the clues.")
-    p.add_argument("file", nargs="?", help="puzzle file (.txt, .non, .xml, .nin)")
+    p.add_argument("file", nargs="?", help="puzzle file (.txt, .non, .xml, .nin, .toml; see README for the formats)")
     p.add_argument("--backend", default="cpsat", help="backend name (default cpsat; see --list-backends)")
     p.add_argument("--list-backends", action="store_true", help="list backends and whether they are installed")
     p.add_argument("--time-limit", type=float, metavar="S", help="time limit in seconds")
