@@ -13,20 +13,46 @@ from formulations.results import RawAnswer, Status
 from .base import Backend
 
 
-def to_cpsat(model: Model):
-    """Translate the model to a ``cp_model.CpModel``; returns (cp model, list of BoolVars)."""
+def _implication(terms: tuple[tuple[int, int], ...], sense: Sense, rhs: int) -> tuple[int, int] | None:
+    """``(u, v)`` when the constraint says exactly ``u <= v`` over two binaries (u implies v)."""
+    if len(terms) != 2 or rhs != 0 or sense is Sense.EQ:
+        return None
+    (u, a), (v, b) = terms
+    if sense is Sense.GE:
+        a, b = -a, -b
+    if (a, b) == (1, -1):
+        return u, v
+    if (a, b) == (-1, 1):
+        return v, u
+    return None
+
+
+def to_cpsat(model: Model, *, names: bool = False):
+    """Translate the model to a ``cp_model.CpModel``; returns (cp model, list of BoolVars).
+
+    Constraint by constraint: a two-variable ``u - v <= 0`` (the monotone and order families)
+    is posted as the implication ``u => v`` it is, everything else as the linear constraint it
+    is, from a weighted sum rather than a Python ``sum`` of terms. Same solutions; this halves
+    the translation time and spares CP-SAT's presolve from rediscovering the clauses
+    (bench/cpsat_vs_automaton.py). ``names`` labels the BoolVars (for logs and debugging).
+    """
     from ortools.sat.python import cp_model
 
     cp = cp_model.CpModel()
-    xs = [cp.NewBoolVar(str(label)) for label in model.labels]
+    xs = [cp.new_bool_var(str(label) if names else "") for label in model.labels]
+    weighted_sum = cp_model.LinearExpr.weighted_sum
     for c in model.constraints:
-        expr = sum(coef * xs[v] for v, coef in c.terms)
+        imp = _implication(c.terms, c.sense, c.rhs)
+        if imp is not None:
+            cp.add_implication(xs[imp[0]], xs[imp[1]])
+            continue
+        expr = weighted_sum([xs[v] for v, _ in c.terms], [coef for _, coef in c.terms])
         if c.sense is Sense.EQ:
-            cp.Add(expr == c.rhs)
+            cp.add(expr == c.rhs)
         elif c.sense is Sense.LE:
-            cp.Add(expr <= c.rhs)
+            cp.add(expr <= c.rhs)
         else:
-            cp.Add(expr >= c.rhs)
+            cp.add(expr >= c.rhs)
     return cp, xs
 
 
@@ -35,9 +61,13 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
     from ortools.sat.python import cp_model
 
     t0 = time.perf_counter()
-    cp, xs = to_cpsat(nm.model)
+    cp, xs = to_cpsat(nm.model, names=log)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = workers
+    # No LP relaxation: the model is pure 0/1 feasibility, where the LP only slows each search
+    # node (webpbn #9892, one worker: first solution in 4.8 s CPU instead of none within 42 s;
+    # #2712 1.4 s instead of 11.4 s; bench/cpsat_vs_automaton.py).
+    solver.parameters.linearization_level = 0
     if seed is not None:
         solver.parameters.random_seed = seed
     solver.parameters.log_search_progress = log
