@@ -13,7 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .model import LinExpr, Model, Sense, Var
+from .model import Model, Sense
 from .puzzle import BACKGROUND, Clue, Grid, Puzzle, gaps, line_runs
 
 ROW, COL = "row", "col"
@@ -30,22 +30,31 @@ class LineEncoding:
     free: int                     # d, free space
     var: tuple[tuple[int, ...], ...]  # var[k][p] = model variable index of a[k,p]
 
-    def started(self, k: int, j: int) -> LinExpr:
-        """A_k(j): 1 if block k has started at or before cell j."""
-        p = j - self.starts[k]
-        if p < 0:
-            return LinExpr()
-        if p >= self.free:
-            return LinExpr(const=1)
-        return LinExpr({self.var[k][p]: 1})
-
-    def colour_at(self, colour: int, j: int) -> LinExpr:
-        """B_c(j): 1 if cell j is covered by a block of this colour."""
-        e = LinExpr()
+    def colour_terms(self, colour: int, j: int) -> tuple[dict[int, int], int]:
+        """B_c(j) = sum over blocks k of colour c of A_k(j) - A_k(j - L_k), as
+        ``({var: coef}, constant)``, where A_k(j) is 0 before e_k, a[k, j - e_k] up to e_k + d - 1
+        and 1 after. Only blocks that can cover j contribute."""
+        coefs: dict[int, int] = {}
+        const = 0
+        d = self.free
         for k, b in enumerate(self.clue):
-            if b.colour == colour:
-                e = e + self.started(k, j) - self.started(k, j - b.length)
-        return e
+            if b.colour != colour:
+                continue
+            p = j - self.starts[k]
+            if p < 0 or p >= d + b.length:  # A_k(j) - A_k(j - L_k) is 0 here
+                continue
+            if p >= d:
+                const += 1
+            else:
+                v = self.var[k][p]
+                coefs[v] = coefs.get(v, 0) + 1
+            q = p - b.length
+            if q >= d:
+                const -= 1
+            elif q >= 0:
+                v = self.var[k][q]
+                coefs[v] = coefs.get(v, 0) - 1
+        return coefs, const
 
     def reachable(self, colour: int, j: int) -> bool:
         """Whether some placement paints cell j with this colour."""
@@ -151,13 +160,13 @@ def _encode_line(model: Model, kind: str, index: int, clue: Clue, n: int) -> Lin
     var = tuple(tuple(model.add_var(("a", kind, index, k, p)).index for p in range(free))
                 for k in range(len(clue)))
     for k in range(len(clue)):
-        for p in range(free - 1):
-            model.add_constraint("monotone", ("monotone", kind, index, k, p),
-                                 Var(var[k][p]) - Var(var[k][p + 1]), Sense.LE, 0)
+        for p in range(free - 1):  # a[k,p] <= a[k,p+1]
+            model.add_terms("monotone", ("monotone", kind, index, k, p),
+                            {var[k][p]: 1, var[k][p + 1]: -1}, Sense.LE, 0)
     for k in range(len(clue) - 1):
-        for p in range(free):
-            model.add_constraint("order", ("order", kind, index, k, p),
-                                 Var(var[k + 1][p]) - Var(var[k][p]), Sense.LE, 0)
+        for p in range(free):  # a[k+1,p] <= a[k,p]
+            model.add_terms("order", ("order", kind, index, k, p),
+                            {var[k + 1][p]: 1, var[k][p]: -1}, Sense.LE, 0)
     return LineEncoding(kind, index, n, clue, tuple(starts), free, var)
 
 
@@ -177,15 +186,19 @@ def build_model(puzzle: Puzzle, *, use_x: bool = True) -> NonogramModel:
     for i in range(h):
         for j in range(w):
             for c in colours:
-                R = rows[i].colour_at(c, j)
-                C = cols[j].colour_at(c, i)
+                (r_coefs, r_const) = rows[i].colour_terms(c, j)
+                (c_coefs, c_const) = cols[j].colour_terms(c, i)
                 tag = (i, j) if bw else (i, j, c)
                 both = bw or (rows[i].reachable(c, j) and cols[j].reachable(c, i))
                 if use_x and both:
-                    x = model.add_var(("x",) + tag)
-                    cell_vars.setdefault((i, j), {})[c] = x.index
-                    model.add_constraint("link", ("link", ROW) + tag, R - x, Sense.EQ, 0)
-                    model.add_constraint("link", ("link", COL) + tag, C - x, Sense.EQ, 0)
+                    x = model.add_var(("x",) + tag).index
+                    cell_vars.setdefault((i, j), {})[c] = x
+                    # R - x == 0 and C - x == 0, constants moved to the right-hand side
+                    model.add_terms("link", ("link", ROW) + tag, {**r_coefs, x: -1}, Sense.EQ, -r_const)
+                    model.add_terms("link", ("link", COL) + tag, {**c_coefs, x: -1}, Sense.EQ, -c_const)
                 else:
-                    model.add_constraint("link", ("link",) + tag, R - C, Sense.EQ, 0)
+                    diff = dict(r_coefs)
+                    for v, a in c_coefs.items():
+                        diff[v] = diff.get(v, 0) - a
+                    model.add_terms("link", ("link",) + tag, diff, Sense.EQ, c_const - r_const)
     return NonogramModel(puzzle, model, use_x, rows, cols, cell_vars)

@@ -127,6 +127,15 @@ class Model:
         self.constraints.append(con)
         return con
 
+    def add_terms(self, family: str, label: Label, coefs: dict[int, int], sense: Sense, rhs: int) -> Constraint | None:
+        """Fast path of :meth:`add_constraint` for a ready ``{var index: coef}`` map."""
+        terms = tuple(sorted((v, c) for v, c in coefs.items() if c))
+        con = Constraint(label, family, terms, sense, rhs)
+        if not terms and con.holds(()):
+            return None
+        self.constraints.append(con)
+        return con
+
     # -- inspection ---------------------------------------------------------------------------
     @property
     def num_variables(self) -> int:
