@@ -44,7 +44,7 @@ def verify(nm: NonogramModel, raw: RawAnswer, backend: str, *, build_s: float = 
                   if g != grid and not check_grid(nm.puzzle, g)]
         if second:
             unique = False
-            common["info"]["second_grid"] = ["".join(".#"[min(v, 1)] for v in r) for r in second[0]]
+            common["info"]["second_grid"] = second[0]
         elif raw.proven_unique:
             unique = True
     return SolveResult(Status.SOLVED, grid=grid, unique=unique, message=raw.message, **common)
@@ -52,8 +52,14 @@ def verify(nm: NonogramModel, raw: RawAnswer, backend: str, *, build_s: float = 
 
 def solve_puzzle(puzzle: Puzzle, backend: str = "cpsat", *, use_x: bool = True,
                  time_limit: float | None = None, seed: int | None = None, unique: bool = False,
-                 **options: Any) -> SolveResult:
-    """Solve ``puzzle`` with the named backend and return a verified result."""
+                 presolve: bool = False, **options: Any) -> SolveResult:
+    """Solve ``puzzle`` with the named backend and return a verified result.
+
+    ``presolve=True`` line-solves first and hands the backend the model with every decided
+    variable fixed (``formulations.presolve``); the grid is rebuilt from the fixed part plus the
+    backend's answer and checked as usual. A fixed point that decides every cell, or proves the
+    clues contradictory, answers without calling the backend (``info["presolve_solved"]``).
+    """
     from backends import get_backend
 
     b = get_backend(backend)
@@ -64,5 +70,35 @@ def solve_puzzle(puzzle: Puzzle, backend: str = "cpsat", *, use_x: bool = True,
     t0 = time.perf_counter()
     nm = build_model(puzzle, use_x=use_x)
     build_s = time.perf_counter() - t0
+    if presolve:
+        return _solve_presolved(nm, b, build_s, time_limit=time_limit, seed=seed, unique=unique,
+                                **opts)
     raw = b.solve(nm, time_limit=time_limit, seed=seed, unique=unique, **opts)
     return verify(nm, raw, b.name, build_s=build_s, unique_asked=unique)
+
+
+def _solve_presolved(nm: NonogramModel, b: Any, build_s: float, *, time_limit: float | None,
+                     seed: int | None, unique: bool, **opts: Any) -> SolveResult:
+    """The presolve path of :func:`solve_puzzle` (the backend sees only the free variables)."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from .presolve import presolve as run_presolve
+
+    t0 = time.perf_counter()
+    pre = run_presolve(nm)
+    presolve_s = time.perf_counter() - t0
+    info = {**pre.info(), "presolve_s": presolve_s}
+    if pre.infeasible:
+        raw = RawAnswer(Status.INFEASIBLE, message="line solving proves the clues contradictory")
+    elif pre.solved:
+        # line logic decided every cell, so this grid is the only solution
+        raw = RawAnswer(Status.SOLVED, (np.zeros(0, dtype=np.int8),), proven_unique=True,
+                        message="presolve decided every cell; backend not called")
+    else:
+        if time_limit is not None:
+            time_limit = max(0.0, time_limit - presolve_s)
+        raw = b.solve(pre, time_limit=time_limit, seed=seed, unique=unique, **opts)
+    res = verify(pre, raw, b.name, build_s=build_s, unique_asked=unique)
+    return replace(res, info={**res.info, **info})

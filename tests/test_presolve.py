@@ -1,0 +1,179 @@
+"""Presolve: smaller models, the same solutions, and answers without the backend when decided."""
+from __future__ import annotations
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+
+from formulations.builder import build_model
+from formulations.linesolver import FixStatus
+from formulations.presolve import presolve
+from formulations.puzzle import Puzzle, check_grid, line_runs, puzzle_from_grid
+from formulations.results import Status
+from formulations.solving import solve_puzzle
+
+CAT_ROWS = [[], [1, 1], [2, 2], [3, 3], [13], [13], [2, 5, 2], [2, 5, 2], [13], [6, 6], [5, 5],
+            [11], [9], [5], []]
+CAT_COLS = [[], [10], [10], [3, 5], [2, 5], [10], [6, 3], [5, 3], [6, 3], [10], [2, 5], [3, 5],
+            [10], [10], []]
+
+
+def brute_solutions(puzzle: Puzzle) -> set:
+    colours = (0,) + (puzzle.colours or (1,))
+    rows = [[r for r in itertools.product(colours, repeat=puzzle.width) if line_runs(r) == clue]
+            for clue in puzzle.rows]
+    return {g for g in itertools.product(*rows) if not check_grid(puzzle, g)}
+
+
+def model_solutions(nm) -> set | None:
+    """Grids of every feasible assignment of ``nm.model`` (by enumeration; None if too many)."""
+    n = nm.model.num_variables
+    if n > 14:
+        return None
+    grids = set()
+    for bits in itertools.product((0, 1), repeat=n):
+        x = np.array(bits, dtype=np.int8)
+        if nm.model.is_feasible(x):
+            grids.add(nm.decode(x))
+    return grids
+
+
+def cpsat_solutions(nm) -> set:
+    """Grids of every feasible assignment of ``nm.model``, enumerated by CP-SAT."""
+    pytest.importorskip("ortools")
+    from ortools.sat.python import cp_model
+
+    from backends.cpsat import to_cpsat
+
+    cp, xs = to_cpsat(nm.model)
+    grids: set = set()
+
+    class Collect(cp_model.CpSolverSolutionCallback):
+        def on_solution_callback(self):
+            grids.add(nm.decode(np.array([self.Value(x) for x in xs], dtype=np.int8)))
+
+    solver = cp_model.CpSolver()
+    solver.parameters.enumerate_all_solutions = True
+    solver.parameters.num_workers = 1
+    solver.Solve(cp, Collect())
+    return grids
+
+
+def random_puzzles(seed: int, count: int, ncol: int = 1):
+    rng = random.Random(seed)
+    for t in range(count):
+        h, w = rng.randint(2, 4), rng.randint(2, 4)
+        grid = tuple(tuple(rng.randint(1, ncol) if rng.random() < 0.5 else 0 for _ in range(w))
+                     for _ in range(h))
+        p = puzzle_from_grid(grid)
+        if t % 3 == 0:  # same totals, usually contradictory
+            rows = list(p.rows)
+            rng.shuffle(rows)
+            p = Puzzle(tuple(rows), p.columns)
+        yield p
+
+
+@pytest.mark.parametrize("use_x,after", [(True, 16), (False, 8)])
+def test_cat15_variable_counts(use_x, after):
+    nm = build_model(Puzzle.from_clues(CAT_ROWS, CAT_COLS), use_x=use_x)
+    pre = presolve(nm)
+    assert pre.status is FixStatus.PARTIAL
+    assert pre.variables_before == nm.model.num_variables
+    assert pre.variables_after == after
+    # every kept constraint still mentions a free variable; the labels are the original ones
+    assert all(c.terms for c in pre.model.constraints)
+    assert set(pre.model.labels) <= set(nm.model.labels)
+    # the free part alone decides the grid: its solutions are exactly the cat
+    sols = model_solutions(pre)
+    if sols is None:
+        sols = cpsat_solutions(pre)
+    assert len(sols) == 1
+    (cat,) = sols
+    assert not check_grid(nm.puzzle, cat)
+    assert pre.decode(pre.encode(cat)) == cat
+    assert nm.model.is_feasible(pre.expand(pre.encode(cat)))
+
+
+@pytest.mark.parametrize("use_x", [True, False])
+@pytest.mark.parametrize("ncol", [1, 2])
+def test_presolve_keeps_the_solution_set(use_x, ncol):
+    kinds, statuses = set(), set()
+    for p in random_puzzles(20 + ncol, 45, ncol):
+        want = brute_solutions(p)
+        kinds.add(min(len(want), 2))
+        nm = build_model(p, use_x=use_x)
+        pre = presolve(nm)
+        statuses.add(pre.status)
+        assert pre.variables_after <= pre.variables_before
+        if pre.infeasible:
+            assert not want
+            continue
+        if pre.solved:
+            assert want == {pre.grid}
+            assert pre.variables_after == 0
+            continue
+        for g in want:  # no solution lost: each encodes to a feasible reduced assignment
+            x = pre.encode(g)
+            assert pre.model.is_feasible(x) and pre.decode(x) == g
+        got = model_solutions(pre)
+        if got is None:
+            got = cpsat_solutions(pre)
+        assert got == want  # and none gained
+    assert kinds == {0, 1, 2}
+    assert FixStatus.PARTIAL in statuses and FixStatus.SOLVED in statuses
+
+
+@pytest.mark.parametrize("use_x", [True, False])
+def test_presolve_with_and_without_agree_through_cpsat(use_x):
+    pytest.importorskip("ortools")
+    for p in random_puzzles(5, 30):
+        a = solve_puzzle(p, "cpsat", use_x=use_x, unique=True)
+        b = solve_puzzle(p, "cpsat", use_x=use_x, unique=True, presolve=True)
+        assert a.status is b.status
+        assert a.unique == b.unique
+        assert b.info["variables_before"] == a.variables
+        assert b.info["variables_after"] <= a.variables
+        if b.solved:
+            assert not check_grid(p, b.grid)
+
+
+def test_fully_decided_puzzle_skips_the_backend():
+    pytest.importorskip("ortools")
+    grid = ((1, 1, 1), (1, 0, 0), (1, 1, 0))
+    res = solve_puzzle(puzzle_from_grid(grid), "cpsat", presolve=True, unique=True)
+    assert res.status is Status.SOLVED and res.grid == grid and res.unique is True
+    assert res.info["presolve_solved"] is True
+    assert res.info["variables_after"] == 0 and res.info["variables_before"] > 0
+    assert "cpsat_status" not in res.info  # the backend never ran
+    d = res.to_dict()
+    assert d["variables_before"] > 0 and d["variables_after"] == 0
+
+
+def test_contradiction_found_by_presolve_is_infeasible_without_backend():
+    pytest.importorskip("ortools")
+    bad = Puzzle.from_clues([[2], []], [[2], []])
+    res = solve_puzzle(bad, "cpsat", presolve=True)
+    assert res.status is Status.INFEASIBLE
+    assert res.info["presolve_status"] == "contradiction" and "cpsat_status" not in res.info
+
+
+def test_presolved_model_runs_on_the_lines_backend():
+    res = solve_puzzle(Puzzle.from_clues(CAT_ROWS, CAT_COLS), "lines", presolve=True, unique=True,
+                       use_x=False)
+    assert res.status is Status.SOLVED and res.unique is True
+    assert res.info["variables_after"] == 8 and res.variables == 8
+
+
+def test_blocking_variables_are_free_and_decide_the_grid():
+    nm = build_model(Puzzle.from_clues([[1], [1]], [[1], [1]]))  # two solutions, nothing decided
+    pre = presolve(nm)
+    assert pre.status is FixStatus.PARTIAL
+    block = pre.blocking_variables()
+    assert block and all(0 <= v < pre.model.num_variables for v in block)
+    sols = model_solutions(pre)
+    assert len(sols) == 2
+    # the blocking variables alone tell the two solutions apart
+    keys = {tuple(pre.encode(g)[block]) for g in sols}
+    assert len(keys) == 2
