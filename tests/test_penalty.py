@@ -3,6 +3,7 @@ solution grid, and every evaluation path (exact, aggregated QUBO, dimod BQM, exp
 agreeing with a plain re-reading of the model's constraints."""
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 
@@ -260,3 +261,45 @@ def test_export_rejects_bad_weights(tmp_path):
 
     with pytest.raises(BackendError, match="link"):
         export_bqm(build_model(cat15()), tmp_path / "x.bqm", weights={"link": 0})
+
+
+def colour_tiny_puzzles() -> list[tuple[str, Puzzle]]:
+    """Tiny two-colour puzzles from seeded random grids, plus touching different colours."""
+    rng = np.random.default_rng(7)
+    out = []
+    for h, w in ((2, 2), (2, 3), (3, 2), (2, 3)):
+        grid = tuple(tuple(int(v) for v in row) for row in rng.integers(0, 3, size=(h, w)))
+        out.append((f"colour{h}x{w}", puzzle_from_grid(grid)))
+    out.append(("touching", puzzle_from_grid(((1, 2, 2), (2, 1, 0)))))
+    return out
+
+
+def colour_grids(puzzle: Puzzle):
+    values = (0,) + puzzle.colours
+    h, w = puzzle.height, puzzle.width
+    for cells in itertools.product(values, repeat=h * w):
+        yield tuple(tuple(cells[i * w:(i + 1) * w]) for i in range(h))
+
+
+COLOUR_CASES = [(name, p, ux) for name, p in colour_tiny_puzzles() for ux in (True, False)
+                if build_model(p, use_x=ux).model.num_variables <= MAX_ENUMERATED]
+
+
+@pytest.mark.parametrize("name,puzzle,use_x", COLOUR_CASES,
+                         ids=[f"{n}-{'x' if u else 'nox'}" for n, _, u in COLOUR_CASES])
+def test_colour_energy_zero_exactly_on_solutions(name, puzzle, use_x):
+    """The same invariant for colour puzzles: one lowering, any number of colours."""
+    assert not puzzle.is_black_and_white
+    nm = build_model(puzzle, use_x=use_x)
+    X = all_assignments(nm.model.num_variables)
+    feasible = feasible_mask(nm.model, X)
+    solutions = {g for g in colour_grids(puzzle) if not check_grid(puzzle, g)}
+    E = penalty_terms(nm).weighted(None).energies(X)
+    assert np.array_equal(E == 0, feasible)
+    assert (E[~feasible] > 0).all()
+    assert int((E == 0).sum()) == len(solutions)
+    assert {nm.decode(x) for x in X[feasible]} == solutions
+
+
+def test_colour_cases_are_enumerated():
+    assert len(COLOUR_CASES) >= 6
