@@ -1,0 +1,73 @@
+"""What a person sees: characters per colour with a legend, ANSI colours, PNG in real colours."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from formulations.readers import read_puzzle
+from formulations.render import colour_chars, legend, render_text, rgb, save_png
+from formulations.solving import solve_puzzle
+
+ROOT = Path(__file__).resolve().parents[1]
+FLAG = ROOT / "puzzles" / "flag_colour6.txt"
+
+
+def test_colour_grid_uses_one_character_per_colour_and_a_legend():
+    puzzle = read_puzzle(FLAG)
+    r = solve_puzzle(puzzle, "cpsat")
+    text = render_text(puzzle, r.grid)
+    chars = colour_chars(puzzle)
+    assert len(set(chars.values())) == len(chars)  # no two colours share a character
+    lines = text.splitlines()
+    for row, line in zip(r.grid, lines):
+        assert line == "".join(chars[v] for v in row)
+    assert lines[-1].startswith("legend:")
+    for ch, name in legend(puzzle).items():
+        assert f"{ch} {name}" in lines[-1]
+
+
+def test_black_and_white_output_has_no_legend():
+    puzzle = read_puzzle(ROOT / "puzzles" / "cat15.txt")
+    r = solve_puzzle(puzzle, "cpsat")
+    assert render_text(puzzle, r.grid).splitlines()[4] == ".#############."
+    assert "legend" not in render_text(puzzle, r.grid)
+
+
+def test_ansi_paints_each_cell_in_its_palette_colour():
+    puzzle = read_puzzle(FLAG)
+    r = solve_puzzle(puzzle, "cpsat")
+    text = render_text(puzzle, r.grid, ansi=True)
+    first = r.grid[0][0]
+    red, green, blue = rgb(puzzle, first)
+    assert text.startswith(f"\x1b[48;2;{red};{green};{blue}m")
+    assert text.count("\x1b[0m") == puzzle.height * puzzle.width
+
+
+def test_png_shows_the_palette_colours(tmp_path):
+    matplotlib = pytest.importorskip("matplotlib")
+    import matplotlib.image as mpimg
+
+    puzzle = read_puzzle(FLAG)
+    r = solve_puzzle(puzzle, "cpsat")
+    out = save_png(puzzle, r.grid, tmp_path / "flag.png", cell_px=20)
+    img = mpimg.imread(out)
+    h, w = img.shape[:2]
+    # Sample the centre of every cell: it has the cell's palette colour.
+    for i, row in enumerate(r.grid):
+        for j, v in enumerate(row):
+            y = int((i + 0.5) * h / puzzle.height)
+            x = int((j + 0.5) * w / puzzle.width)
+            got = tuple(int(round(c * 255)) for c in img[y, x, :3])
+            assert max(abs(a - b) for a, b in zip(got, rgb(puzzle, v))) <= 8, (i, j, got)
+
+
+def test_cli_png_flag_writes_a_picture(tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "cat.png"
+    p = subprocess.run([sys.executable, "-m", "formulations.solve", "puzzles/cat15.txt", "--png", str(out)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
