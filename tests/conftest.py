@@ -15,3 +15,17 @@ def corpus_dir() -> Path:
     if not CORPUS_DIR.is_dir():
         pytest.skip(f"puzzle corpus not found at {CORPUS_DIR}")
     return CORPUS_DIR
+
+
+def assert_rejected(path: Path, line: int | None, fragment: str) -> None:
+    """Reading ``path`` fails with one PuzzleError line naming the file, the line and the problem."""
+    from formulations.puzzle import PuzzleError
+    from formulations.readers import read_puzzle
+
+    with pytest.raises(PuzzleError) as info:
+        read_puzzle(path)
+    msg = str(info.value)
+    assert "\n" not in msg
+    prefix = f"{path}:{line}: " if line is not None else f"{path}: "
+    assert msg.startswith(prefix), msg
+    assert fragment in msg, msg

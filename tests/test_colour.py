@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from conftest import assert_rejected
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -154,13 +156,7 @@ BAD = [
 def test_bad_colour_input_rejected_with_path_and_line(tmp_path, fname, content, line, fragment):
     f = tmp_path / fname
     f.write_text(content)
-    with pytest.raises(PuzzleError) as info:
-        read_puzzle(f)
-    msg = str(info.value)
-    assert "\n" not in msg
-    prefix = f"{f}:{line}: " if line is not None else f"{f}: "
-    assert msg.startswith(prefix), msg
-    assert fragment in msg, msg
+    assert_rejected(f, line, fragment)
 
 
 @settings(max_examples=300, deadline=None)

@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+from conftest import assert_rejected
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -355,13 +357,7 @@ BAD = [
 def test_bad_input_rejected_with_path_and_line(tmp_path, fname, content, line, fragment):
     f = tmp_path / fname
     f.write_text(content)
-    with pytest.raises(PuzzleError) as info:
-        read_puzzle(f)
-    msg = str(info.value)
-    assert "\n" not in msg
-    prefix = f"{f}:{line}: " if line is not None else f"{f}: "
-    assert msg.startswith(prefix), msg
-    assert fragment in msg
+    assert_rejected(f, line, fragment)
 
 
 def test_missing_unreadable_and_non_utf8(tmp_path):
