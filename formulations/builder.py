@@ -161,12 +161,10 @@ def _encode_line(model: Model, kind: str, index: int, clue: Clue, n: int) -> Lin
                 for k in range(len(clue)))
     for k in range(len(clue)):
         for p in range(free - 1):  # a[k,p] <= a[k,p+1]
-            model.add_terms("monotone", ("monotone", kind, index, k, p),
-                            {var[k][p]: 1, var[k][p + 1]: -1}, Sense.LE, 0)
+            model.add_pair("monotone", ("monotone", kind, index, k, p), var[k][p], var[k][p + 1])
     for k in range(len(clue) - 1):
         for p in range(free):  # a[k+1,p] <= a[k,p]
-            model.add_terms("order", ("order", kind, index, k, p),
-                            {var[k + 1][p]: 1, var[k][p]: -1}, Sense.LE, 0)
+            model.add_pair("order", ("order", kind, index, k, p), var[k + 1][p], var[k][p])
     return LineEncoding(kind, index, n, clue, tuple(starts), free, var)
 
 

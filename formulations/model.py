@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Hashable, Iterable, Mapping, Sequence
+from typing import Hashable, Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -17,12 +17,15 @@ class Sense(Enum):
     GE = ">="
 
 
-@dataclass(frozen=True)
-class Constraint:
-    """``sum(coef * var) sense rhs`` over variable indices, with a family for weighting."""
+class Constraint(NamedTuple):
+    """``sum(coef * var) sense rhs`` over variable indices, with a family for weighting.
+
+    A NamedTuple (immutable like a frozen dataclass) because large puzzles create hundreds of
+    thousands of them and tuple construction is several times cheaper.
+    """
     label: Label
     family: str
-    terms: tuple[tuple[int, int], ...]  # (variable index, integer coefficient)
+    terms: tuple[tuple[int, int], ...]  # (variable index, integer coefficient), sorted by index
     sense: Sense
     rhs: int
 
@@ -135,6 +138,11 @@ class Model:
             return None
         self.constraints.append(con)
         return con
+
+    def add_pair(self, family: str, label: Label, u: int, v: int) -> None:
+        """Fast path for the builder's two-variable ``x_u - x_v <= 0`` (``u != v``)."""
+        terms = ((u, 1), (v, -1)) if u < v else ((v, -1), (u, 1))
+        self.constraints.append(Constraint(label, family, terms, Sense.LE, 0))
 
     # -- inspection ---------------------------------------------------------------------------
     @property
