@@ -171,9 +171,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     if args.json:
         record = {"puzzle": puzzle.name or args.file, "height": puzzle.height, "width": puzzle.width}
-        record.update(result.to_dict())
-        if result.grid is not None:
-            record["grid"] = grid_lines(puzzle, result.grid)
+        fields = result.to_dict()
+        record["grid"] = grid_lines(puzzle, result.grid) if result.grid is not None else None
+        fields.pop("grid")
+        record.update(fields)
+        for key in ("unique", "status"):  # the verdict last, where a reader of a long line looks
+            record[key] = record.pop(key)
         if "second_grid" in result.info:
             record["second_grid"] = grid_lines(puzzle, result.info["second_grid"])
         if not puzzle.is_black_and_white:
