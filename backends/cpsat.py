@@ -8,7 +8,7 @@ import numpy as np
 
 from formulations.builder import NonogramModel
 from formulations.model import Model, Sense
-from formulations.results import RawAnswer, Status
+from formulations.results import BackendError, RawAnswer, Status
 
 from .base import Backend
 
@@ -64,6 +64,8 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
     t0 = time.perf_counter()
     cp, xs = to_cpsat(nm.model, names=log)
     solver = cp_model.CpSolver()
+    if workers < 0:
+        raise BackendError(f"workers must be 0 (all cores) or more, got {workers}")
     solver.parameters.num_workers = workers
     # No LP relaxation: the model is pure 0/1 feasibility, where the LP only slows each search
     # node (webpbn #9892, one worker: first solution in 4.8 s CPU instead of none within 42 s;
@@ -74,8 +76,12 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
     # #2712 2.2 -> 1.1, #9892 5.1 -> 1.6, #18297 4.4 -> 1.9, #12548 14.3 -> 9.4.
     solver.parameters.cp_model_presolve = cp_presolve
     if seed is not None:
-        solver.parameters.random_seed = seed
+        solver.parameters.random_seed = seed % (1 << 31)  # CP-SAT takes a 32-bit seed
     solver.parameters.log_search_progress = log
+    if log:  # the log goes to stderr so that --json keeps stdout to one object
+        import sys
+        solver.parameters.log_to_stdout = False
+        solver.log_callback = lambda line: print(line, file=sys.stderr)
 
     def run() -> int:
         if time_limit is not None:
@@ -86,6 +92,9 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
     info: dict[str, Any] = {"cpsat_status": solver.StatusName(status)}
     if status == cp_model.INFEASIBLE:
         return RawAnswer(Status.INFEASIBLE, solve_s=time.perf_counter() - t0, info=info)
+    if status == cp_model.MODEL_INVALID:
+        return RawAnswer(Status.ERROR, solve_s=time.perf_counter() - t0, info=info,
+                         message="CP-SAT rejected the model: " + cp.validate())
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return RawAnswer(Status.UNKNOWN, solve_s=time.perf_counter() - t0,
                          message="time limit reached before a solution", info=info)

@@ -1065,6 +1065,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _serve()
     signal.signal(signal.SIGTERM, _terminate)  # stop like Ctrl-C: kill the workers, keep the rows
     try:
+        if args.plots:  # fail before a long sweep, not after it
+            try:
+                import matplotlib  # noqa: F401
+            except ImportError:
+                raise BackendError('--plots needs matplotlib: pip install "nonogram-formulations[notebooks]"') from None
         if args.summary:
             rows = read_results(args.summary)
             print(format_table(summarize(rows)))
@@ -1093,6 +1098,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         retry_errors=args.retry_errors)
     except (PuzzleError, BackendError, ValueError) as exc:
         print(f"error: {_one_line(str(exc))}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        print(f"error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         where = f"; rows so far are in {args.out}, run the same command to resume" if args.out else ""

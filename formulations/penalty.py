@@ -232,7 +232,12 @@ class QuadraticPenalty:
 
     def to_bqm(self, *, labels: str = "model"):
         """A dimod BINARY BQM; ``labels="model"`` uses the model's labels, ``"index"`` 0..n-1."""
-        import dimod
+        try:
+            import dimod
+        except ImportError:
+            from .results import BackendError
+            raise BackendError('a BQM needs dimod, which is not installed: '
+                               'pip install "nonogram-formulations[anneal]"') from None
 
         if labels not in ("model", "index"):
             raise ValueError("labels must be 'model' or 'index'")

@@ -148,12 +148,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         puzzle = read_puzzle(args.file)
         if args.export_bqm:
+            if args.presolve:
+                raise BackendError("--export-bqm writes the full model; it cannot be combined "
+                                   "with --presolve")
             from .builder import build_model
             from .penalty import export_bqm
             written = export_bqm(build_model(puzzle, use_x=not args.no_x), args.export_bqm,
                                  weights=args.weights)
-            files = written if isinstance(written, (list, tuple)) else [written or args.export_bqm]
-            print("wrote " + ", ".join(map(str, files)), file=sys.stderr)
+            print("wrote " + ", ".join(map(str, written)), file=sys.stderr)
             return EXIT_SOLVED
         backend = get_backend(args.backend)
         opts = _options(args, backend)
@@ -166,9 +168,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (PuzzleError, BackendError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except OSError as exc:  # e.g. --export-bqm into a folder that does not exist
+        print(f"error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a solver failing inside: one line, never a traceback
+        print(f"error: backend '{args.backend}' failed: {type(exc).__name__}: {exc}".splitlines()[0],
+              file=sys.stderr)
+        return EXIT_NOT_SOLVED
     if args.json:
         record = {"puzzle": puzzle.name or args.file, "height": puzzle.height, "width": puzzle.width}
         fields = result.to_dict()
@@ -190,6 +199,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ImportError:
             print('error: --png needs matplotlib: pip install "nonogram-formulations[notebooks]"',
                   file=sys.stderr)
+            return EXIT_BAD_INPUT
+        except OSError as exc:
+            print(f"error: {exc.filename or args.png}: {exc.strerror or exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
     return EXIT_SOLVED if result.status is Status.SOLVED else EXIT_NOT_SOLVED
 

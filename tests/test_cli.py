@@ -78,11 +78,40 @@ def test_bad_input_gives_one_line_and_exit_2(tmp_path, name):
     (("puzzles/cat15.txt", "--param", "foo=1"), "unknown --param 'foo'"),
     (("puzzles/missing.txt",), "not found"),
     (("puzzles/cat15.txt", "--bogus"), "unrecognized arguments"),
+    (("puzzles/cat15.txt", "--export-bqm", "/nonexistent-dir/x.bqm"), "No such file"),
+    (("puzzles/cat15.txt", "--png", "/nonexistent-dir/x.png"), "No such file"),
+    (("puzzles/cat15.txt", "--workers", "-1"), "workers must be"),
+    (("puzzles/cat15.txt", "--export-bqm", "x.bqm", "--presolve"), "cannot be combined"),
+    (("puzzles/cat15.txt", "--backend", "qbpp"), "100 binary variables per process"),
 ])
 def test_usage_errors_exit_2_without_traceback(args, message):
     p = run(*args)
     assert p.returncode == 2
     assert message in p.stderr and "Traceback" not in p.stderr
+
+
+def test_large_seed_and_solver_log_keep_the_contract():
+    p = run("puzzles/heart5.txt", "--seed", "99999999999", "--param", "log=true", "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["status"] == "solved"  # the CP-SAT log went to stderr
+
+
+def test_presolve_reports_variables_before_and_after():
+    p = run("puzzles/cat15.txt", "--presolve", "--json", "--no-x")
+    record = json.loads(p.stdout)
+    assert p.returncode == 0 and record["status"] == "solved"
+    assert record["variables_before"] == 236 and 0 < record["variables_after"] < 236
+
+
+def test_export_bqm_writes_files_that_dimod_reads(tmp_path):
+    dimod = pytest.importorskip("dimod")
+    out = tmp_path / "cat.bqm"
+    p = run("puzzles/cat15.txt", "--export-bqm", str(out), "--no-x")
+    assert p.returncode == 0, p.stderr
+    with open(out, "rb") as f:
+        bqm = dimod.BinaryQuadraticModel.from_file(f)
+    assert bqm.num_variables == 236
+    assert (tmp_path / "cat.bqm.qubo.txt").read_text().strip()
 
 
 def test_list_backends_names_every_registered_backend():

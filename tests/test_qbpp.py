@@ -210,11 +210,7 @@ def test_listed_as_unavailable_with_install_hint_without_pyqbpp(monkeypatch):
         solve_puzzle(_read(HEART), "qbpp")
 
 
-def test_cat15_solves_with_presolve_when_presolve_is_wired():
-    import inspect
-
-    if "presolve" not in inspect.signature(solve_puzzle).parameters:
-        pytest.skip("--presolve is not wired into solve_puzzle yet")
+def test_cat15_solves_with_presolve():
     proc = _cli(str(CAT), "--backend", "qbpp", "--presolve", "--json", "--seed", "1")
     assert proc.returncode == 0, proc.stderr
     record = json.loads(proc.stdout)
