@@ -30,7 +30,7 @@ import numpy as np
 
 from formulations.builder import NonogramModel
 from formulations.penalty import QuadraticPenalty, lower
-from formulations.results import BackendError, RawAnswer, Status
+from formulations.results import BackendError, RawAnswer, Status, tts99
 
 from .base import Backend
 
@@ -53,13 +53,8 @@ _OPTION_PARAMETER = {"reads": "num_reads", "sweeps": "num_sweeps", "beta_range":
                      "beta_schedule": "beta_schedule_type", "seed": "seed"}
 
 
-def tts99(t_read: float, p: float) -> float | None:
-    """Time to reach a solution with 99 % confidence from independent reads; None when p = 0."""
-    if p <= 0:
-        return None
-    if p >= 0.99:
-        return t_read
-    return t_read * math.log(0.01) / math.log(1.0 - p)
+def _finite(x: float) -> float | None:
+    return None if math.isinf(x) else x
 
 
 def default_beta_range(weights: dict[str, float]) -> tuple[float, float]:
@@ -191,7 +186,7 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
     best = int(np.argmin(energies)) if len(energies) else None
     info: dict[str, Any] = {
         "sampler": plan.name, "reads": total, "success_probability": p,
-        "time_per_read_s": t_read, "tts99_s": tts99(t_read, p) if not plan.exhaustive else None,
+        "time_per_read_s": t_read, "tts99_s": _finite(tts99(t_read, p)) if not plan.exhaustive else None,
         "sampling_s": sampling_s, "cpu_per_read_s": cpu_s / total if total else float("nan"),
         "qubo_variables": n, "qubo_interactions": len(pen.qv), "weights": dict(pen.weights),
         **{k: v for k, v in kw.items() if k in ("num_sweeps", "beta_schedule_type")},

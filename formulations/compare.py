@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .puzzle import Puzzle, PuzzleError, check_grid, grid_to_strings
-from .results import BackendError
+from .results import BackendError, tts99
 
 LADDER_PREFIX = "ladder:"
 PUZZLE_SUFFIXES = (".txt", ".non", ".xml", ".pbn", ".nin", ".toml")  # directory scans (not janko .json)
@@ -688,16 +688,6 @@ def variant_label(row: Mapping[str, Any]) -> str:
     if row.get("presolve"):
         extra.append("presolve")
     return name + (f"[{', '.join(extra)}]" if extra else "")
-
-
-def tts99(t: float, p: float) -> float:
-    """Expected time to reach a solution with 99 % confidence from independent runs of time t
-    succeeding with probability p (inf when p = 0)."""
-    if p <= 0:
-        return math.inf
-    if p >= 0.99:
-        return t
-    return t * math.log(0.01) / math.log(1.0 - p)
 
 
 def summarize(rows: Iterable[Mapping[str, Any]]) -> Table:

@@ -11,6 +11,17 @@ import numpy as np
 from .puzzle import Grid, grid_to_strings
 
 
+def tts99(t_run: float, p: float) -> float:
+    """Time to a solution with 99 % confidence from independent runs of ``t_run`` seconds that
+    each succeed with probability ``p``: ``t_run * ln(0.01) / ln(1 - p)``, ``t_run`` when
+    ``p >= 0.99``, infinite when ``p = 0`` (null in JSON)."""
+    if p <= 0:
+        return math.inf
+    if p >= 0.99:
+        return t_run
+    return t_run * math.log(0.01) / math.log(1.0 - p)
+
+
 class Status(Enum):
     SOLVED = "solved"          # a grid that the package's checker accepted
     INFEASIBLE = "infeasible"  # proven: no grid satisfies the clues
