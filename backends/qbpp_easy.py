@@ -116,6 +116,17 @@ def _extra_stderr(text: str) -> str:
     return "\n".join(ln for ln in text.splitlines() if ln.strip() and not ln.startswith(_BANNER))
 
 
+def _die_with_parent() -> None:
+    """In the worker, before exec: on Linux ask for SIGKILL when the caller dies, so a caller
+    killed from outside (a comparison run's timeout) leaves no pyqbpp search running."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except Exception:
+            pass
+
+
 def run_worker(request: dict[str, Any], timeout: float | None) -> tuple[dict[str, Any] | None, str]:
     """Run one request in a fresh worker process. Returns ``(reply, problem)``: the reply dict,
     or None and a one-line description of what went wrong (crash, timeout, garbage)."""
@@ -123,7 +134,7 @@ def run_worker(request: dict[str, Any], timeout: float | None) -> tuple[dict[str
     try:
         proc = subprocess.run([sys.executable, "-m", "backends.qbpp_easy"], input=json.dumps(request),
                               capture_output=True, text=True, timeout=timeout, env=_worker_env(),
-                              cwd=str(_REPO_ROOT))
+                              cwd=str(_REPO_ROOT), preexec_fn=_die_with_parent)
     except subprocess.TimeoutExpired as exc:  # subprocess.run has killed and reaped the worker
         return None, f"timeout: pyqbpp worker still running after {exc.timeout:.1f}s, killed"
     except OSError as exc:
