@@ -86,6 +86,7 @@ class _Plan:
     time_limit: str            # "interrupt", "tabu", "chunks" or "ignore"
     exhaustive: bool = False   # every state enumerated: no energy-0 state proves infeasibility
     scaled_beta: bool = False  # default beta_range = default_beta_range(weights)
+    default_sweeps: int | None = None  # applied unless --sweeps or --param num_sweeps says otherwise
 
 
 def _sampler_parameters(sampler: Any) -> set[str] | None:
@@ -113,6 +114,8 @@ def _sample_kwargs(plan: _Plan, sampler: Any, pen: QuadraticPenalty, *, seed: in
         if reads < 1:
             raise BackendError(f"reads must be at least 1, got {reads}")
         put("reads", "num_reads", int(reads))
+    if sweeps is None and plan.default_sweeps is not None and "num_sweeps" not in (params or {}):
+        sweeps = plan.default_sweeps
     if sweeps is not None:
         if sweeps < 1:
             raise BackendError(f"sweeps must be at least 1, got {sweeps}")
@@ -278,7 +281,7 @@ def _make(module: str, cls: str) -> Callable[[], Any]:
 
 _PLANS = {
     "sa": _Plan("sa", _make("dwave.samplers", "SimulatedAnnealingSampler"), SA_READS, "interrupt",
-                scaled_beta=True),
+                scaled_beta=True, default_sweeps=SA_SWEEPS),
     "tabu": _Plan("tabu", _make("dwave.samplers", "TabuSampler"), TABU_READS, "tabu"),
     "descent": _Plan("descent", _make("dwave.samplers", "SteepestDescentSolver"), DESCENT_READS,
                      "chunks"),
@@ -301,7 +304,7 @@ BACKENDS = [
                   f"reads x {SA_SWEEPS} sweeps, tuned on 15x15; 20x20 and up want 1000-10000 "
                   "--sweeps)",
             _solver(_PLANS["sa"]), requires=("dimod", "dwave.samplers"), install_hint=_HINT,
-            options=_SA_OPTIONS, default_options={"sweeps": SA_SWEEPS}),
+            options=_SA_OPTIONS),
     Backend("tabu", f"dwave-samplers tabu search on the penalty QUBO (default {TABU_READS} reads, "
                     "each stopping at energy 0)",
             _solver(_PLANS["tabu"]), requires=("dimod", "dwave.samplers"), install_hint=_HINT,

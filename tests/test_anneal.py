@@ -182,3 +182,11 @@ def test_tts99_formula():
     assert math.isinf(tts99(2.0, 0.0))
     assert tts99(2.0, 0.995) == 2.0
     assert math.isclose(tts99(1.0, 0.5), math.log(0.01) / math.log(0.5))
+
+
+def test_sampler_parameter_overrides_the_default_sweeps():
+    # --param num_sweeps=... is the sampler's own name for --sweeps; it replaces the default.
+    r = solve_puzzle(CAT, "sa", seed=1, reads=20, params={"num_sweeps": "400"})
+    assert_solved(r, CAT)
+    with pytest.raises(BackendError, match="already set by option 'sweeps'"):
+        solve_puzzle(CAT, "sa", seed=1, reads=2, sweeps=10, params={"num_sweeps": "400"})
