@@ -760,15 +760,10 @@ BackendSpec = str | tuple[str, Mapping[str, Any]]
 
 
 def lookup_backend(name: str):
-    """The registry's Backend, or None when its adapter module is not in this checkout."""
+    """The registry's Backend (an unknown name raises BackendError listing the valid ones)."""
     from backends import get_backend
 
-    try:
-        return get_backend(name)
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.startswith("backends."):
-            return None
-        raise
+    return get_backend(name)
 
 
 @dataclass(frozen=True)
@@ -815,10 +810,9 @@ def resolve_backends(backends: str | Sequence[BackendSpec],
             out.append(Variant(name, canonical_options({})))
             continue
         b = lookup_backend(name)
-        if b is None or not b.available():
+        if not b.available():
             if warn:
-                why = "its adapter module is missing" if b is None else b.install_hint
-                warn(f"skipping backend '{name}': not installed ({why})")
+                warn(f"skipping backend '{name}': not installed ({b.install_hint})")
             continue
         merged = {k: v for k, v in options.get("*", {}).items()
                   if k in b.options or k in _MODEL_KEYS}
