@@ -54,11 +54,20 @@ class Backend:
                                    f"got {value!r}") from None
         return out
 
+    def prepare(self, options: dict[str, Any]) -> dict[str, Any]:
+        """Check installation and options once, before any model is built; returns the options
+        to pass to :meth:`run` (defaults filled in)."""
+        self.check_available()
+        return {**self.default_options, **self.check_options(options)}
+
+    def run(self, nm: NonogramModel, opts: dict[str, Any], *, time_limit: float | None = None,
+            seed: int | None = None, unique: bool = False) -> RawAnswer:
+        """Solve with options already checked by :meth:`prepare`."""
+        return self.solve_fn(nm, time_limit=time_limit, seed=seed, unique=unique, **opts)
+
     def solve(self, nm: NonogramModel, *, time_limit: float | None = None, seed: int | None = None,
               unique: bool = False, **options: Any) -> RawAnswer:
-        self.check_available()
-        opts = {**self.default_options, **self.check_options(options)}
-        return self.solve_fn(nm, time_limit=time_limit, seed=seed, unique=unique, **opts)
+        return self.run(nm, self.prepare(options), time_limit=time_limit, seed=seed, unique=unique)
 
 
 def _convert(value: Any, typ: type) -> Any:

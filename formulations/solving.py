@@ -63,8 +63,7 @@ def solve_puzzle(puzzle: Puzzle, backend: str = "cpsat", *, use_x: bool = True,
     from backends import get_backend
 
     b = get_backend(backend)
-    b.check_available()
-    opts = b.check_options(options)
+    opts = b.prepare(options)  # install and option errors before any work
     if unique and not b.supports_unique:
         raise BackendError(f"backend '{backend}' cannot prove uniqueness; use cpsat or lines")
     t0 = time.perf_counter()
@@ -73,8 +72,8 @@ def solve_puzzle(puzzle: Puzzle, backend: str = "cpsat", *, use_x: bool = True,
     if presolve:
         return _solve_presolved(nm, b, build_s, time_limit=_remaining(time_limit, build_s),
                                 seed=seed, unique=unique, **opts)
-    raw = _timed_solve(b, nm, time_limit=_remaining(time_limit, build_s), seed=seed,
-                       unique=unique, **opts)
+    raw = _timed_solve(b, nm, opts, time_limit=_remaining(time_limit, build_s), seed=seed,
+                       unique=unique)
     return verify(nm, raw, b.name, build_s=build_s, unique_asked=unique)
 
 
@@ -83,7 +82,7 @@ def _remaining(time_limit: float | None, spent: float) -> float | None:
     return None if time_limit is None else max(0.0, time_limit - spent)
 
 
-def _timed_solve(b: Any, nm: Any, **kwargs: Any) -> RawAnswer:
+def _timed_solve(b: Any, nm: Any, opts: dict[str, Any], **kwargs: Any) -> RawAnswer:
     """Call the backend and time it the same way for every backend.
 
     ``solve_s`` is the wall time of the whole backend call (translation, worker start, solving,
@@ -93,7 +92,7 @@ def _timed_solve(b: Any, nm: Any, **kwargs: Any) -> RawAnswer:
     from dataclasses import replace
 
     t0 = time.perf_counter()
-    raw = b.solve(nm, **kwargs)
+    raw = b.run(nm, opts, **kwargs)
     wall = time.perf_counter() - t0
     return replace(raw, solve_s=wall, info={**raw.info, "solver_s": raw.solve_s})
 
@@ -118,7 +117,7 @@ def _solve_presolved(nm: NonogramModel, b: Any, build_s: float, *, time_limit: f
         raw = RawAnswer(Status.SOLVED, (np.zeros(0, dtype=np.int8),), proven_unique=True,
                         message="presolve decided every cell; backend not called")
     else:
-        raw = _timed_solve(b, pre, time_limit=_remaining(time_limit, presolve_s), seed=seed,
-                           unique=unique, **opts)
+        raw = _timed_solve(b, pre, opts, time_limit=_remaining(time_limit, presolve_s), seed=seed,
+                           unique=unique)
     res = verify(pre, raw, b.name, build_s=build_s, unique_asked=unique)
     return replace(res, info={**res.info, **info})
