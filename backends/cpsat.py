@@ -28,32 +28,78 @@ def _implication(terms: tuple[tuple[int, int], ...], sense: Sense, rhs: int) -> 
 
 
 def to_cpsat(model: Model, *, names: bool = False):
-    """Translate the model to a ``cp_model.CpModel``; returns (cp model, list of BoolVars).
+    """Translate the model to a ``cp_model.CpModel`` whose variable i is the model's variable i.
 
-    Constraint by constraint: a two-variable ``u - v <= 0`` (the monotone and order families)
-    is posted as the implication ``u => v`` it is, everything else as the linear constraint it
-    is, from a weighted sum rather than a Python ``sum`` of terms. Same solutions; this halves
-    the translation time and spares CP-SAT's presolve from rediscovering the clauses
-    (bench/cpsat_vs_automaton.py). ``names`` labels the BoolVars (for logs and debugging).
+    Written straight into the CP-SAT proto (every call into OR-Tools costs microseconds, and a
+    20x20 puzzle has thousands of constraints). A two-variable ``u - v <= 0`` (the monotone and
+    order families) is the implication ``u => v``; implications that share ``u`` are posted as
+    one ``bool_and`` enforced by ``u``, which CP-SAT loads as the same binary clauses. Everything
+    else is posted as the linear constraint it is. ``names`` labels the variables (for logs).
     """
     from ortools.sat.python import cp_model
 
     cp = cp_model.CpModel()
-    xs = [cp.new_bool_var(str(label) if names else "") for label in model.labels]
-    weighted_sum = cp_model.LinearExpr.weighted_sum
+    proto = cp.proto
+    if names:
+        for label in model.labels:
+            var = proto.variables.add()
+            var.domain.extend((0, 1))
+            var.name = str(label)
+    else:
+        _add_binaries(proto, model.num_variables)
+    then: dict[int, list[int]] = {}
+    linear = []
     for c in model.constraints:
         imp = _implication(c.terms, c.sense, c.rhs)
-        if imp is not None:
-            cp.add_implication(xs[imp[0]], xs[imp[1]])
-            continue
-        expr = weighted_sum([xs[v] for v, _ in c.terms], [coef for _, coef in c.terms])
-        if c.sense is Sense.EQ:
-            cp.add(expr == c.rhs)
-        elif c.sense is Sense.LE:
-            cp.add(expr <= c.rhs)
+        if imp is None:
+            linear.append(c)
+        elif imp[0] in then:
+            then[imp[0]].append(imp[1])
         else:
-            cp.add(expr >= c.rhs)
-    return cp, xs
+            then[imp[0]] = [imp[1]]
+    add_con = proto.constraints.add
+    for u, vs in then.items():
+        con = add_con()
+        con.enforcement_literal.append(u)
+        con.bool_and.literals.extend(vs)
+    for c in linear:
+        if not c.terms:  # a constant constraint kept because it fails: post "false"
+            add_con().bool_or.literals.extend(())
+            continue
+        coefs = [a for _, a in c.terms]
+        low = sum(a for a in coefs if a < 0)   # activity bounds over binaries
+        high = sum(a for a in coefs if a > 0)
+        lin = add_con().linear
+        lin.vars.extend([v for v, _ in c.terms])
+        lin.coeffs.extend(coefs)
+        if c.sense is Sense.EQ:
+            lin.domain.extend((c.rhs, c.rhs))
+        elif c.sense is Sense.LE:
+            lin.domain.extend((min(low, c.rhs), c.rhs))
+        else:
+            lin.domain.extend((c.rhs, max(high, c.rhs)))
+    return cp
+
+
+def _add_binaries(proto, n: int) -> None:
+    """Append ``n`` unnamed 0/1 variables by doubling a block of them (protobuf's merge appends
+    repeated fields): about 2 log2(n) calls into OR-Tools instead of 2n."""
+    from ortools.sat.python.cp_model_helper import CpModelProto
+
+    block = CpModelProto()
+    block.variables.add().domain.extend((0, 1))
+    while n:
+        if n & 1:
+            proto.merge_from(block)
+        n >>= 1
+        if n:
+            twice = CpModelProto()
+            twice.copy_from(block)
+            block.merge_from(twice)
+
+
+def _values(response) -> np.ndarray:
+    return np.array(response.solution, dtype=np.int8)
 
 
 def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | None = None,
@@ -62,34 +108,62 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
     from ortools.sat.python import cp_model
 
     t0 = time.perf_counter()
-    cp, xs = to_cpsat(nm.model, names=log)
-    solver = cp_model.CpSolver()
     if workers < 0:
         raise BackendError(f"workers must be 0 (all cores) or more, got {workers}")
-    solver.parameters.num_workers = workers
+    cp = to_cpsat(nm.model, names=log)
+    solver = cp_model.CpSolver()
+    params = solver.parameters
+    params.num_workers = workers
     # No LP relaxation: the model is pure 0/1 feasibility, where the LP only slows each search
     # node (webpbn #9892, one worker: first solution in 4.8 s CPU instead of none within 42 s;
     # #2712 1.4 s instead of 11.4 s; bench/cpsat_vs_automaton.py).
-    solver.parameters.linearization_level = 0
-    # No CP-SAT presolve by default: the model is already small and clean, and presolve ran twice
-    # with --unique. Measured one worker, CPU s, no x (base -> off): #16 0.31 -> 0.22,
-    # #2712 2.2 -> 1.1, #9892 5.1 -> 1.6, #18297 4.4 -> 1.9, #12548 14.3 -> 9.4.
-    solver.parameters.cp_model_presolve = cp_presolve
+    params.linearization_level = 0
+    # No CP-SAT presolve by default: the model is already small and clean. Measured one worker,
+    # CPU s, no x (base -> off): #16 0.31 -> 0.22, #2712 2.2 -> 1.1, #9892 5.1 -> 1.6,
+    # #18297 4.4 -> 1.9, #12548 14.3 -> 9.4.
+    params.cp_model_presolve = cp_presolve
     if seed is not None:
-        solver.parameters.random_seed = seed % (1 << 31)  # CP-SAT takes a 32-bit seed
-    solver.parameters.log_search_progress = log
+        params.random_seed = seed % (1 << 31)  # CP-SAT takes a 32-bit seed
+    params.log_search_progress = log
     if log:  # the log goes to stderr so that --json keeps stdout to one object
         import sys
-        solver.parameters.log_to_stdout = False
+        params.log_to_stdout = False
         solver.log_callback = lambda line: print(line, file=sys.stderr)
+    if time_limit is not None:
+        params.max_time_in_seconds = max(0.0, time_limit - (time.perf_counter() - t0))
+    if unique and workers == 1:
+        return _solve_unique(nm, cp, solver, t0)
 
-    def run() -> int:
+    status = solver.solve(cp)
+    info: dict[str, Any] = {"cpsat_status": solver.status_name(status)}
+    early = _no_solution(cp, status, t0, info)
+    if early is not None:
+        return early
+    first = _values(solver.response_proto)
+    info["first_s"] = time.perf_counter() - t0
+    found, proven = [first], None
+    if unique:
+        # Several workers cannot enumerate: exclude this grid (the cell variables determine every
+        # other variable) and search again.
+        con = cp.proto.constraints.add()
+        con.bool_or.literals.extend([-v - 1 if first[v] else v for v in nm.blocking_variables()])
         if time_limit is not None:
-            solver.parameters.max_time_in_seconds = max(0.0, time_limit - (time.perf_counter() - t0))
-        return solver.Solve(cp)
+            params.max_time_in_seconds = max(0.0, time_limit - (time.perf_counter() - t0))
+        status2 = solver.solve(cp)
+        info["second_status"] = solver.status_name(status2)
+        if status2 == cp_model.INFEASIBLE:
+            proven = True
+        elif status2 in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            found.append(_values(solver.response_proto))
+            proven = False
+    return RawAnswer(Status.SOLVED, tuple(found), solve_s=time.perf_counter() - t0,
+                     proven_unique=proven, info=info)
 
-    status = run()
-    info: dict[str, Any] = {"cpsat_status": solver.StatusName(status)}
+
+def _no_solution(cp, status, t0: float, info: dict) -> RawAnswer | None:
+    """The answer when CP-SAT found no solution, else None."""
+    from ortools.sat.python import cp_model
+
     if status == cp_model.INFEASIBLE:
         return RawAnswer(Status.INFEASIBLE, solve_s=time.perf_counter() - t0, info=info)
     if status == cp_model.MODEL_INVALID:
@@ -98,21 +172,45 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return RawAnswer(Status.UNKNOWN, solve_s=time.perf_counter() - t0,
                          message="time limit reached before a solution", info=info)
-    first = np.array([solver.Value(x) for x in xs], dtype=np.int8)
-    found = [first]
-    proven = None
-    info["first_s"] = time.perf_counter() - t0
-    if unique:
-        # Exclude this grid (the cell variables determine every other variable) and search again.
-        block = nm.blocking_variables()
-        cp.AddBoolOr([xs[v].Not() if first[v] else xs[v] for v in block])
-        status2 = run()
-        info["second_status"] = solver.StatusName(status2)
-        if status2 == cp_model.INFEASIBLE:
-            proven = True
-        elif status2 in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            found.append(np.array([solver.Value(x) for x in xs], dtype=np.int8))
-            proven = False
+    return None
+
+
+def _solve_unique(nm: NonogramModel, cp, solver, t0: float) -> RawAnswer:
+    """One search that stops at the second grid: finding it, or finishing with one, decides
+    uniqueness without a second solve (half the time of solve + exclude + solve on small puzzles).
+    """
+    from ortools.sat.python import cp_model
+
+    block = np.array(nm.blocking_variables(), dtype=np.int64)
+    found: list[np.ndarray] = []
+    times: list[float] = []
+
+    class FirstTwo(cp_model.CpSolverSolutionCallback):
+        def on_solution_callback(self) -> None:
+            values = _values(self.response_proto)
+            if found and np.array_equal(values[block], found[0][block]):
+                return  # same grid (cannot happen when the cells fix every variable): go on
+            found.append(values)
+            times.append(time.perf_counter() - t0)
+            if len(found) == 2:
+                self.stop_search()
+
+    solver.parameters.enumerate_all_solutions = True
+    if solver.parameters.cp_model_presolve:
+        solver.parameters.keep_all_feasible_solutions_in_presolve = True
+    status = solver.solve(cp, FirstTwo())
+    info: dict[str, Any] = {"cpsat_status": solver.status_name(status)}
+    if not found:
+        early = _no_solution(cp, status, t0, info)
+        if early is not None:
+            return early
+        return RawAnswer(Status.ERROR, solve_s=time.perf_counter() - t0, info=info,
+                         message="CP-SAT reported a solution but passed none")
+    info["first_s"] = times[0]
+    if len(found) == 2:
+        proven = False
+    else:  # OPTIMAL after enumerating: the search space held exactly one grid
+        proven = True if status == cp_model.OPTIMAL else None
     return RawAnswer(Status.SOLVED, tuple(found), solve_s=time.perf_counter() - t0,
                      proven_unique=proven, info=info)
 

@@ -47,12 +47,12 @@ def cpsat_solutions(nm) -> set:
 
     from backends.cpsat import to_cpsat
 
-    cp, xs = to_cpsat(nm.model)
+    cp = to_cpsat(nm.model)
     grids: set = set()
 
     class Collect(cp_model.CpSolverSolutionCallback):
         def on_solution_callback(self):
-            grids.add(nm.decode(np.array([self.Value(x) for x in xs], dtype=np.int8)))
+            grids.add(nm.decode(np.array(self.response_proto.solution, dtype=np.int8)))
 
     solver = cp_model.CpSolver()
     solver.parameters.enumerate_all_solutions = True
