@@ -5,13 +5,17 @@
                                         [--variants x,nox]
 
 Ours goes through the package (``build_model`` + the ``cpsat`` backend, unique=True, one
-worker); the yardstick is built here: one ``AddAutomaton`` per row and column over the cells'
-BoolVars (DFA ``0* 1^b1 0+ 1^b2 ... 0*``), one worker, uniqueness by the same method (blocking
-clause on the cells, solve again with the same solver object). Both sides get the same per-run
-time limit covering model build, first solve and uniqueness solve, and every grid either side
-returns goes through ``check_grid``.
+worker: one search enumerating until a second grid or exhaustion). The yardstick is built here:
+one ``AddAutomaton`` per row and column over the cells' BoolVars (DFA ``0* 1^b1 0+ 1^b2 ... 0*``),
+one worker, run two ways: ``automaton`` decides uniqueness by the same method as ours (one
+enumerating search stopped at the second solution), ``automaton_block`` by the method of
+``../shared/corpus/baseline_timings_this_machine.tsv`` (solve, add a blocking clause on the cells,
+solve again). Every side gets the same per-run time limit covering model build and search, and
+every grid any side returns goes through ``check_grid``.
 
-Times are medians over the runs; ``ratio`` = our median total / the yardstick's median total,
+Times are medians over the runs; ``ratio`` = our median total / the same-method yardstick's
+median total, ``ratio_block`` the same against ``automaton_block``, ``ratio_solver`` compares
+CP-SAT's own search clock only (no Python model building or translation on either side); all
 taken in the same run of the script and reported only when both decided uniqueness. A side
 that times out is not run again on that puzzle, and a side slower than ``--single-above`` is
 run once, so that hard puzzles do not eat the budget. Rows are appended to the CSV as each
@@ -50,7 +54,10 @@ JANKO = CORPUS / "puzzlekit-dataset-janko" / "Nonogram_dataset.json"
 WOLTER = [CORPUS / "wolter-survey-xml" / "knotty.xml", CORPUS / "wolter-survey-xml" / "faase.xml"]
 VARIANTS = {"x": True, "nox": False}
 FIELDS = ["set", "puzzle", "size", "side", "runs", "status", "unique", "build_s", "first_s",
-          "total_s", "ratio", "cpu_s", "ratio_cpu", "build_cpu_s", "ratio_solve_cpu", "total_all", "variables", "constraints", "timeout", "load1", "note"]
+          "total_s", "ratio", "ratio_block", "solver_s", "ratio_solver", "cpu_s", "ratio_cpu",
+          "build_cpu_s", "ratio_solve_cpu", "total_all", "variables", "constraints", "timeout",
+          "load1", "note"]
+AUTO, AUTO_BLOCK = "automaton", "automaton_block"
 
 
 @dataclass
@@ -62,6 +69,7 @@ class Run:
     total_s: float           # from start to the uniqueness verdict (or the time limit)
     cpu_s: float = 0.0       # process CPU time of the whole run: steadier than wall on a busy box
     build_cpu_s: float = 0.0  # CPU time of the model build alone (Python side)
+    solver_s: float | None = None  # CP-SAT's own wall clock over its searches
     variables: int = 0
     constraints: int = 0
     note: str = ""
@@ -82,7 +90,7 @@ def run_ours(puzzle: Puzzle, use_x: bool, timeout: float) -> Run:
     raw = cpsat_solve(nm, time_limit=max(0.0, timeout - build_s), unique=True, workers=1)
     total = build_s + raw.solve_s
     size = dict(variables=nm.model.num_variables, constraints=nm.model.num_constraints,
-                build_cpu_s=build_cpu)
+                build_cpu_s=build_cpu, solver_s=raw.info.get("cpsat_wall_s"))
     if raw.status is Status.INFEASIBLE:
         return Run("infeasible", build_s, None, total, **size)
     res = verify(nm, raw, "cpsat", build_s=build_s, unique_asked=True)
@@ -127,8 +135,10 @@ def clue_dfa(lengths: list[int]) -> tuple[list[tuple[int, int, int]], int]:
     return trans, len(pattern)
 
 
-def run_automaton(puzzle: Puzzle, timeout: float) -> Run:
-    """One AddAutomaton per line over BoolVars; uniqueness by blocking clause and a re-solve."""
+def run_automaton(puzzle: Puzzle, timeout: float, method: str = "enumerate") -> Run:
+    """One AddAutomaton per line over BoolVars. Uniqueness by ``method``: "enumerate" (one
+    search stopped at the second solution, as ours) or "block" (blocking clause and a re-solve,
+    as the corpus baseline)."""
     from ortools.sat.python import cp_model
 
     if not puzzle.is_black_and_white:
@@ -145,36 +155,55 @@ def run_automaton(puzzle: Puzzle, timeout: float) -> Run:
     build_s, build_cpu = time.perf_counter() - t0, time.process_time() - c0
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
-    flat = [v for row in x for v in row]
-    size = dict(variables=len(flat), constraints=len(lines), build_cpu_s=build_cpu)
+    size = dict(variables=h * w, constraints=len(lines), build_cpu_s=build_cpu)
+    grids: list[Grid] = []
+    times: list[float] = []
+    searched = 0.0
 
-    def solve() -> int:
+    def solve(callback=None) -> int:
+        nonlocal searched
         solver.parameters.max_time_in_seconds = max(0.0, timeout - (time.perf_counter() - t0))
-        return solver.Solve(cp)
+        st = solver.Solve(cp, callback) if callback else solver.Solve(cp)
+        searched += solver.WallTime()
+        return st
 
-    def grid() -> Grid:
-        return tuple(tuple(int(solver.Value(v)) for v in row) for row in x)
+    def grid(read) -> Grid:
+        return tuple(tuple(int(read(v)) for v in row) for row in x)
 
-    st = solve()
-    if st == cp_model.INFEASIBLE:
-        return Run("infeasible", build_s, None, time.perf_counter() - t0, **size)
-    if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return Run("timeout", build_s, None, time.perf_counter() - t0, **size)
-    first_s = time.perf_counter() - t0
-    g1 = grid()
-    cp.AddBoolOr([v.Not() if g1[i][j] else v for i, row in enumerate(x) for j, v in enumerate(row)])
-    st2 = solve()
+    if method == "enumerate":
+        class FirstTwo(cp_model.CpSolverSolutionCallback):
+            def on_solution_callback(self) -> None:
+                grids.append(grid(self.Value))
+                times.append(time.perf_counter() - t0)
+                if len(grids) == 2:
+                    self.StopSearch()
+
+        solver.parameters.enumerate_all_solutions = True
+        st = solve(FirstTwo())
+        exhausted = st == cp_model.OPTIMAL and len(grids) == 1
+    else:
+        st = solve()
+        if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            grids.append(grid(solver.Value))
+            times.append(time.perf_counter() - t0)
+            g1 = grids[0]
+            cp.AddBoolOr([v.Not() if g1[i][j] else v for i, row in enumerate(x) for j, v in enumerate(row)])
+            st2 = solve()
+            exhausted = st2 == cp_model.INFEASIBLE
+            if st2 in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+                grids.append(grid(solver.Value))
     total = time.perf_counter() - t0
-    bad = check_grid(puzzle, g1)
-    if bad:
-        return Run("error", build_s, first_s, total, note="; ".join(bad[:2]), **size)
-    if st2 == cp_model.INFEASIBLE:
-        return Run("unique", build_s, first_s, total, **size)
-    if st2 in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        g2 = grid()
-        if g2 == g1 or check_grid(puzzle, g2):
-            return Run("error", build_s, first_s, total, note="bad second solution", **size)
+    size["solver_s"] = searched
+    if not grids:
+        status = "infeasible" if st == cp_model.INFEASIBLE else "timeout"
+        return Run(status, build_s, None, total, **size)
+    first_s = times[0]
+    if any(check_grid(puzzle, g) for g in grids) or len(set(grids)) != len(grids):
+        return Run("error", build_s, first_s, total, note="a returned grid breaks its clues", **size)
+    if len(grids) == 2:
         return Run("multiple", build_s, first_s, total, **size)
+    if exhausted:
+        return Run("unique", build_s, first_s, total, **size)
     return Run("timeout", build_s, first_s, total, note="first solution only", **size)
 
 
@@ -238,6 +267,7 @@ def summarise(side: Side) -> dict:
         total_s=median([r.total_s for r in use]), cpu_s=median([r.cpu_s for r in use]),
         build_cpu_s=median([r.build_cpu_s for r in use]),
         solve_cpu_s=median([r.cpu_s - r.build_cpu_s for r in use]),
+        solver_s=median([r.solver_s for r in use]),
         total_all=" ".join(f"{r.total_s:.3f}" for r in runs),
         variables=runs[0].variables, constraints=runs[0].constraints,
         decided=len(decided) == len(runs) and bool(runs),
@@ -284,10 +314,12 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, _interrupt)
     warm = Puzzle.from_clues([[1], []], [[1], []])  # imports and first-call costs off the clock
-    run_automaton(warm, 5.0), run_ours(warm, True, 5.0)
-    ratios: dict[str, list[tuple[str, float]]] = {v: [] for v in variants}
-    ratios_cpu: dict[str, list[tuple[str, float]]] = {v: [] for v in variants}
-    ratios_solve: dict[str, list[tuple[str, float]]] = {v: [] for v in variants}
+    run_automaton(warm, 5.0), run_automaton(warm, 5.0, "block"), run_ours(warm, True, 5.0)
+    # ratio kind -> variant -> [(puzzle, ratio)]
+    kinds = {"wall (same method)": "ratio", "wall vs blocking-clause yardstick": "ratio_block",
+             "CP-SAT search clock only": "ratio_solver", "cpu": "ratio_cpu",
+             "cpu without model build": "ratio_solve_cpu"}
+    table: dict[str, dict[str, list[tuple[str, float]]]] = {k: {v: [] for v in variants} for k in kinds.values()}
     done: list[tuple[str, str, dict[str, dict]]] = []
     new_file = not out.exists() or out.stat().st_size == 0
     with out.open("a", newline="") as fh:
@@ -298,7 +330,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             for set_name, name, load in todo:
                 puzzle = load()
-                sides = [Side("automaton", lambda p: run_automaton(p, args.timeout))]
+                sides = [Side(AUTO, lambda p: run_automaton(p, args.timeout)),
+                         Side(AUTO_BLOCK, lambda p: run_automaton(p, args.timeout, "block"))]
                 sides += [Side(f"ours_{v}", (lambda p, ux=VARIANTS[v]: run_ours(p, ux, args.timeout)))
                           for v in variants]
                 for rep in range(args.repeats):
@@ -313,41 +346,44 @@ def main(argv: list[str] | None = None) -> int:
                         if not r.decided or r.total_s > args.single_above:
                             side.stopped = True
                 summ = {s.name: summarise(s) for s in sides}
-                auto = summ["automaton"]
+                auto, block = summ[AUTO], summ[AUTO_BLOCK]
                 load1 = os.getloadavg()[0]
                 size = f"{puzzle.height}x{puzzle.width}"
                 for s in sides:
                     d = summ[s.name]
-                    ratio = ratio_cpu = ratio_solve = None
-                    if s.name != "automaton" and d["decided"] and auto["decided"]:
-                        ratio = d["total_s"] / auto["total_s"]
-                        ratio_cpu = d["cpu_s"] / auto["cpu_s"] if auto["cpu_s"] > 0 else None
-                        ratios[s.name[5:]].append((name, ratio))
-                        if ratio_cpu is not None:
-                            ratios_cpu[s.name[5:]].append((name, ratio_cpu))
-                        if auto["solve_cpu_s"] > 0:
-                            ratio_solve = d["solve_cpu_s"] / auto["solve_cpu_s"]
-                            ratios_solve[s.name[5:]].append((name, ratio_solve))
-                        if d["status"] != auto["status"]:
+                    r = dict.fromkeys(kinds.values())
+                    if s.name.startswith("ours_") and d["decided"]:
+                        pairs = {"ratio": (d["total_s"], auto["total_s"], auto),
+                                 "ratio_block": (d["total_s"], block["total_s"], block),
+                                 "ratio_solver": (d["solver_s"], auto["solver_s"], auto),
+                                 "ratio_cpu": (d["cpu_s"], auto["cpu_s"], auto),
+                                 "ratio_solve_cpu": (d["solve_cpu_s"], auto["solve_cpu_s"], auto)}
+                        for key, (ours, theirs, ref) in pairs.items():
+                            if ref["decided"] and ours is not None and theirs:
+                                r[key] = ours / theirs
+                                table[key][s.name[5:]].append((name, r[key]))
+                        if auto["decided"] and d["status"] != auto["status"]:
                             d["note"] = (d["note"] + "; " if d["note"] else "") + \
                                 f"VERDICT MISMATCH vs automaton {auto['status']}"
                     writer.writerow({
                         "set": set_name, "puzzle": name, "size": size, "side": s.name,
                         "runs": d["runs"], "status": d["status"], "unique": d["unique"],
                         "build_s": fmt(d["build_s"], 4), "first_s": fmt(d["first_s"], 4),
-                        "total_s": fmt(d["total_s"], 4), "ratio": fmt(ratio),
-                        "cpu_s": fmt(d["cpu_s"], 4), "ratio_cpu": fmt(ratio_cpu),
-                        "build_cpu_s": fmt(d["build_cpu_s"], 4), "ratio_solve_cpu": fmt(ratio_solve),
+                        "total_s": fmt(d["total_s"], 4), "solver_s": fmt(d["solver_s"], 4),
+                        "cpu_s": fmt(d["cpu_s"], 4), "build_cpu_s": fmt(d["build_cpu_s"], 4),
+                        **{key: fmt(val) for key, val in r.items()},
                         "total_all": d["total_all"], "variables": d["variables"],
                         "constraints": d["constraints"], "timeout": args.timeout,
                         "load1": f"{load1:.2f}", "note": d["note"]})
-                    d["ratio"], d["ratio_cpu"] = ratio, ratio_cpu
+                    d.update(r)
                 fh.flush()
                 done.append((set_name, name, summ))
-                parts = [f"auto {auto['status']} {fmt(auto['total_s'], 2)}s"]
+                parts = [f"auto {auto['status']} {fmt(auto['total_s'], 3)}s",
+                         f"block {block['status']} {fmt(block['total_s'], 3)}s"]
                 for v in variants:
                     d = summ[f"ours_{v}"]
-                    parts.append(f"{v} {d['status']} {fmt(d['total_s'], 2)}s r={fmt(d['ratio'], 2) or '-'} cpu-r={fmt(d['ratio_cpu'], 2) or '-'}")
+                    parts.append(f"{v} {d['status']} {fmt(d['total_s'], 3)}s r={fmt(d['ratio'], 2) or '-'} "
+                                 f"r_block={fmt(d['ratio_block'], 2) or '-'} r_solver={fmt(d['ratio_solver'], 2) or '-'}")
                 print(f"[{len(done)}/{len(todo)}] {set_name} {name} {size}: " + " | ".join(parts)
                       + f" (load {load1:.1f})", flush=True)
         except KeyboardInterrupt:
@@ -355,18 +391,17 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"\nrows in {out}")
     for v in variants:
-        for what, table in (("wall", ratios), ("cpu", ratios_cpu),
-                            ("cpu without model build", ratios_solve)):
+        for what, key in kinds.items():
             for set_name in sorted({s for s, _, _ in done}) + ["all"]:
                 names = {n for s, n, _ in done if set_name in ("all", s)}
-                rs = [r for n, r in table[v] if n in names]
+                rs = [r for n, r in table[key][v] if n in names]
                 if rs:
                     gm = math.exp(sum(math.log(r) for r in rs) / len(rs))
                     print(f"ours_{v} {what} {set_name}: geometric mean ratio ours/automaton = {gm:.3f} "
                           f"over {len(rs)} puzzles (min {min(rs):.2f}, max {max(rs):.2f})")
     for set_name in sorted({s for s, _, _ in done}):
         rows = [(n, summ) for s, n, summ in done if s == set_name]
-        for side in ["automaton"] + [f"ours_{v}" for v in variants]:
+        for side in [AUTO, AUTO_BLOCK] + [f"ours_{v}" for v in variants]:
             ok = [n for n, summ in rows if summ[side]["decided"]]
             print(f"{set_name}: {side} decided uniqueness within {args.timeout:g}s on "
                   f"{len(ok)}/{len(rows)}"
