@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from itertools import repeat
+from operator import attrgetter
 from typing import Hashable, Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
@@ -139,10 +141,39 @@ class Model:
         self.constraints.append(con)
         return con
 
-    def add_pair(self, family: str, label: Label, u: int, v: int) -> None:
-        """Fast path for the builder's two-variable ``x_u - x_v <= 0`` (``u != v``)."""
-        terms = ((u, 1), (v, -1)) if u < v else ((v, -1), (u, 1))
-        self.constraints.append(Constraint(label, family, terms, Sense.LE, 0))
+    # Bulk fast paths. Large puzzles add ~10^5 variables and constraints, so these avoid a Python
+    # call per item: ``tuple.__new__(Constraint, fields)`` builds the same Constraint as
+    # ``Constraint(*fields)`` without the NamedTuple's Python-level ``__new__``.
+
+    def add_vars(self, labels: Sequence[Label]) -> range:
+        """Bulk :meth:`add_var`: the new variables' indices, in the order of ``labels``.
+
+        A duplicate label (already in the model or repeated in ``labels``) raises ValueError and
+        leaves the model unchanged."""
+        start = len(self.labels)
+        stop = start + len(labels)
+        self.index.update(zip(labels, range(start, stop)))
+        if len(self.index) != stop:  # some label was not new: undo, then report the first one
+            self.index.clear()
+            self.index.update(zip(self.labels, range(start)))
+            seen = set(self.index)
+            for label in labels:
+                if label in seen:
+                    raise ValueError(f"duplicate variable label {label!r}")
+                seen.add(label)
+        self.labels.extend(labels)
+        return range(start, stop)
+
+    def add_sorted(self, family: str, sense: Sense, labels: Iterable[Label],
+                   terms: Iterable[tuple[tuple[int, int], ...]], rhs: Iterable[int]) -> None:
+        """Bulk :meth:`add_terms`, zipping labels, terms and right-hand sides, for terms the
+        caller already has as tuples sorted by index with nonzero coefficients (so no dict,
+        filter or sort here). As there, a constraint without terms is kept only when violated."""
+        fields = zip(labels, repeat(family), terms, repeat(sense), rhs)
+        made = list(map(tuple.__new__, repeat(Constraint), fields))
+        if not all(map(attrgetter("terms"), made)):  # rare: some have no terms
+            made = [c for c in made if c.terms or not c.holds(())]
+        self.constraints.extend(made)
 
     # -- inspection ---------------------------------------------------------------------------
     @property

@@ -126,3 +126,20 @@ def test_model_violations_name_the_broken_constraints():
     # A constant constraint that cannot hold stays in the model, always violated.
     assert m.add_constraint("link", ("const",), 1, Sense.EQ, 0) is not None
     assert ("const",) in m.violations({"a": 0, "b": 1})
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 3), min_size=1, max_size=9), min_size=1, max_size=5))
+def test_whole_line_terms_match_the_per_cell_formula(rows):
+    """The builder's one-pass B_c(j) (position_terms) against seed 001's per-cell colour_terms."""
+    grid = tuple(tuple(r + [0] * (9 - len(r))) for r in rows)
+    nm = build_model(puzzle_from_grid(grid), use_x=False)
+    for line in nm.rows + nm.cols:
+        for colour in (1, 2, 3):
+            for sign in (1, -1):
+                got = line.position_terms(colour, sign)
+                for j in range(line.length):
+                    coefs, const = line.colour_terms(colour, j)
+                    want = tuple(sorted((v, sign * a) for v, a in coefs.items() if a))
+                    assert got[j] == (want, sign * const)
+            assert line.reachable_cells(colour) == [line.reachable(colour, j) for j in range(line.length)]
