@@ -110,64 +110,83 @@ def _values(response) -> np.ndarray:
     return np.array(response.solution, dtype=np.int8)
 
 
+# CP-SAT parameters this backend changes from OR-Tools' defaults, each measured with one worker
+# on the webpbn survey and janko puzzles (bench/cpsat_vs_automaton.py); ``--param`` overrides them.
+TUNED = {
+    # No LP relaxation: the model is pure 0/1 feasibility, where the LP only slows each search
+    # node (#9892: first solution in 4.8 s CPU instead of none within 42 s; #2712 1.4 s, not 11.4).
+    "linearization_level": 0,
+    # No CP-SAT presolve (option cp_presolve): the model is already small and clean. CPU s, no x,
+    # on -> off: #16 0.31 -> 0.22, #2712 2.2 -> 1.1, #9892 5.1 -> 1.6, #12548 14.3 -> 9.4.
+    "cp_model_presolve": False,
+    # No symmetry detection: it costs 25-30% of the search on 15x15-30x30 janko puzzles and
+    # changed nothing measurable on the hard survey ones.
+    "symmetry_level": 0,
+    # No phase saving: #22336 (59x99, the hardest survey puzzle) over seeds 1-4 took 51.7 s,
+    # >60 s, 22.9 s, - with it and 34.5, 27.8, 21.6, 35.7 s without; others within noise.
+    "use_phase_saving": False,
+}
+
+
+def _set_params(parameters, params: dict[str, Any]) -> None:
+    """Set CP-SAT parameters by their sat_parameters.proto names; values may be strings (CLI)."""
+    for key, value in params.items():
+        if key.startswith("_") or not hasattr(parameters, key):
+            raise BackendError(f"unknown CP-SAT parameter '{key}' (names as in OR-Tools' "
+                               "sat_parameters.proto, e.g. symmetry_level, use_phase_saving)")
+        current = getattr(parameters, key)
+        try:
+            setattr(parameters, key, _param_value(current, value))
+        except (TypeError, ValueError, KeyError):
+            raise BackendError(f"CP-SAT parameter '{key}' does not take {value!r} "
+                               f"(a {type(current).__name__}, currently {current})") from None
+
+
+def _param_value(current: Any, value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    if isinstance(current, bool):
+        return {"true": True, "1": True, "false": False, "0": False}[value.lower()]
+    if isinstance(current, (int, float, str)):
+        return type(current)(value)
+    members = getattr(type(current), "__members__", None)  # enums take their names
+    if members is not None:
+        return members[value.upper()]
+    raise TypeError(value)
+
+
 def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | None = None,
           unique: bool = False, workers: int = 1, log: bool = False,
-          cp_presolve: bool = False) -> RawAnswer:
+          cp_presolve: bool = False, params: dict[str, Any] | None = None) -> RawAnswer:
     from ortools.sat.python import cp_model
 
     t0 = time.perf_counter()
     if workers < 0:
         raise BackendError(f"workers must be 0 (all cores) or more, got {workers}")
-    cp = to_cpsat(nm.model, names=log)
     solver = cp_model.CpSolver()
-    params = solver.parameters
-    params.num_workers = workers
-    # No LP relaxation: the model is pure 0/1 feasibility, where the LP only slows each search
-    # node (webpbn #9892, one worker: first solution in 4.8 s CPU instead of none within 42 s;
-    # #2712 1.4 s instead of 11.4 s; bench/cpsat_vs_automaton.py).
-    params.linearization_level = 0
-    # No CP-SAT presolve by default: the model is already small and clean. Measured one worker,
-    # CPU s, no x (base -> off): #16 0.31 -> 0.22, #2712 2.2 -> 1.1, #9892 5.1 -> 1.6,
-    # #18297 4.4 -> 1.9, #12548 14.3 -> 9.4.
-    params.cp_model_presolve = cp_presolve
+    parameters = solver.parameters
+    _set_params(parameters, {**TUNED, "cp_model_presolve": cp_presolve, "num_workers": workers,
+                             **(params or {})})
+    cp = to_cpsat(nm.model, names=log)
     if seed is not None:
-        params.random_seed = seed % (1 << 31)  # CP-SAT takes a 32-bit seed
-    params.log_search_progress = log
+        parameters.random_seed = seed % (1 << 31)  # CP-SAT takes a 32-bit seed
+    parameters.log_search_progress = log
     if log:  # the log goes to stderr so that --json keeps stdout to one object
         import sys
-        params.log_to_stdout = False
+        parameters.log_to_stdout = False
         solver.log_callback = lambda line: print(line, file=sys.stderr)
     if time_limit is not None:
-        params.max_time_in_seconds = max(0.0, time_limit - (time.perf_counter() - t0))
-    if unique and workers == 1:
+        parameters.max_time_in_seconds = max(0.0, time_limit - (time.perf_counter() - t0))
+    if unique:
         return _solve_unique(nm, cp, solver, t0)
-
     status = solver.solve(cp)
     info: dict[str, Any] = {"cpsat_status": solver.status_name(status),
                             "cpsat_wall_s": solver.wall_time}  # CP-SAT's own clock, search only
     early = _no_solution(cp, status, t0, info)
     if early is not None:
         return early
-    first = _values(solver.response_proto)
-    info["first_s"] = time.perf_counter() - t0
-    found, proven = [first], None
-    if unique:
-        # Several workers cannot enumerate: exclude this grid (the cell variables determine every
-        # other variable) and search again.
-        con = cp.proto.constraints.add()
-        con.bool_or.literals.extend([-v - 1 if first[v] else v for v in nm.blocking_variables()])
-        if time_limit is not None:
-            params.max_time_in_seconds = max(0.0, time_limit - (time.perf_counter() - t0))
-        status2 = solver.solve(cp)
-        info["second_status"] = solver.status_name(status2)
-        info["cpsat_wall_s"] += solver.wall_time
-        if status2 == cp_model.INFEASIBLE:
-            proven = True
-        elif status2 in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            found.append(_values(solver.response_proto))
-            proven = False
-    return RawAnswer(Status.SOLVED, tuple(found), solve_s=time.perf_counter() - t0,
-                     proven_unique=proven, info=info)
+    return RawAnswer(Status.SOLVED, (_values(solver.response_proto),),
+                     solve_s=time.perf_counter() - t0, info=info)
 
 
 def _no_solution(cp, status, t0: float, info: dict) -> RawAnswer | None:
@@ -188,6 +207,7 @@ def _no_solution(cp, status, t0: float, info: dict) -> RawAnswer | None:
 def _solve_unique(nm: NonogramModel, cp, solver, t0: float) -> RawAnswer:
     """One search that stops at the second grid: finding it, or finishing with one, decides
     uniqueness without a second solve (half the time of solve + exclude + solve on small puzzles).
+    With several workers CP-SAT may report a solution once per worker; repeats are skipped.
     """
     from ortools.sat.python import cp_model
 
@@ -199,7 +219,7 @@ def _solve_unique(nm: NonogramModel, cp, solver, t0: float) -> RawAnswer:
         def on_solution_callback(self) -> None:
             values = _values(self.response_proto)
             if found and np.array_equal(values[block], found[0][block]):
-                return  # same grid (cannot happen when the cells fix every variable): go on
+                return  # the same grid again (another worker): go on
             found.append(values)
             times.append(time.perf_counter() - t0)
             if len(found) == 2:
@@ -233,7 +253,7 @@ BACKENDS = [
         solve_fn=solve,
         requires=("ortools.sat.python.cp_model",),
         install_hint='pip install "nonogram-formulations[cpsat]" (or: pip install ortools)',
-        options={"workers": int, "log": bool, "cp_presolve": bool},
+        options={"workers": int, "log": bool, "cp_presolve": bool, "params": dict},
         supports_unique=True,
     ),
 ]

@@ -77,7 +77,7 @@ def test_translated_models_have_exactly_the_model_solutions(use_x):
         assert all_solutions(nm.model) == brute_force(nm.model)
 
 
-@pytest.mark.parametrize("workers", [1, 2])  # 1: one enumerating search; 2: exclude and re-solve
+@pytest.mark.parametrize("workers", [1, 2])  # with 2, CP-SAT may report a grid once per worker
 @pytest.mark.parametrize("use_x", [True, False])
 def test_uniqueness_verdicts_agree_between_methods(workers, use_x):
     for name, unique in [("cat15.txt", True), ("two_solutions4.txt", False),
@@ -104,3 +104,16 @@ def test_unique_verdict_matches_the_line_solver_on_random_puzzles():
         b = solve_puzzle(puzzle, "lines", unique=True, time_limit=30)
         assert a.status is b.status is Status.SOLVED
         assert a.unique is b.unique is not None
+
+
+def test_cpsat_parameters_pass_through_and_bad_ones_are_refused():
+    from formulations.results import BackendError
+
+    puzzle = read_puzzle(PUZZLES / "heart5.txt")
+    r = solve_puzzle(puzzle, "cpsat", params={"symmetry_level": "2", "use_phase_saving": "true",
+                                              "search_branching": "fixed_search"})
+    assert r.status is Status.SOLVED and check_grid(puzzle, r.grid) == []
+    with pytest.raises(BackendError, match="unknown CP-SAT parameter 'no_such_thing'"):
+        solve_puzzle(puzzle, "cpsat", params={"no_such_thing": 1})
+    with pytest.raises(BackendError, match="does not take 'maybe'"):
+        solve_puzzle(puzzle, "cpsat", params={"use_phase_saving": "maybe"})
