@@ -177,7 +177,7 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
         solver.log_callback = lambda line: print(line, file=sys.stderr)
     if time_limit is not None:
         parameters.max_time_in_seconds = max(0.0, time_limit - (time.perf_counter() - t0))
-    if unique:
+    if unique and workers == 1:
         return _solve_unique(nm, cp, solver, t0)
     status = solver.solve(cp)
     info: dict[str, Any] = {"cpsat_status": solver.status_name(status),
@@ -185,8 +185,26 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
     early = _no_solution(cp, status, t0, info)
     if early is not None:
         return early
-    return RawAnswer(Status.SOLVED, (_values(solver.response_proto),),
-                     solve_s=time.perf_counter() - t0, info=info)
+    first = _values(solver.response_proto)
+    info["first_s"] = time.perf_counter() - t0
+    found, proven = [first], None
+    if unique:
+        # Several workers: their enumeration sometimes ends FEASIBLE without a verdict (seen on
+        # cat15), so exclude this grid (the cells fix every other variable) and search again.
+        clause = cp.proto.constraints.add().bool_or.literals
+        clause.extend([-v - 1 if first[v] else v for v in nm.blocking_variables()])
+        if time_limit is not None:
+            parameters.max_time_in_seconds = max(0.0, time_limit - (time.perf_counter() - t0))
+        status2 = solver.solve(cp)
+        info["second_status"] = solver.status_name(status2)
+        info["cpsat_wall_s"] += solver.wall_time
+        if status2 == cp_model.INFEASIBLE:
+            proven = True
+        elif status2 in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            found.append(_values(solver.response_proto))
+            proven = False
+    return RawAnswer(Status.SOLVED, tuple(found), solve_s=time.perf_counter() - t0,
+                     proven_unique=proven, info=info)
 
 
 def _no_solution(cp, status, t0: float, info: dict) -> RawAnswer | None:
@@ -207,7 +225,7 @@ def _no_solution(cp, status, t0: float, info: dict) -> RawAnswer | None:
 def _solve_unique(nm: NonogramModel, cp, solver, t0: float) -> RawAnswer:
     """One search that stops at the second grid: finding it, or finishing with one, decides
     uniqueness without a second solve (half the time of solve + exclude + solve on small puzzles).
-    With several workers CP-SAT may report a solution once per worker; repeats are skipped.
+    One worker only (see :func:`solve`).
     """
     from ortools.sat.python import cp_model
 
@@ -219,7 +237,7 @@ def _solve_unique(nm: NonogramModel, cp, solver, t0: float) -> RawAnswer:
         def on_solution_callback(self) -> None:
             values = _values(self.response_proto)
             if found and np.array_equal(values[block], found[0][block]):
-                return  # the same grid again (another worker): go on
+                return  # the same grid (cannot happen while the cells fix every variable)
             found.append(values)
             times.append(time.perf_counter() - t0)
             if len(found) == 2:

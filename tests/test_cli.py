@@ -75,7 +75,8 @@ def test_bad_input_gives_one_line_and_exit_2(tmp_path, name):
 
 @pytest.mark.parametrize("args, message", [
     (("puzzles/cat15.txt", "--backend", "nope"), "choose from cpsat"),
-    (("puzzles/cat15.txt", "--param", "foo=1"), "unknown --param 'foo'"),
+    (("puzzles/cat15.txt", "--backend", "lines", "--param", "foo=1"), "unknown --param 'foo'"),
+    (("puzzles/cat15.txt", "--param", "foo=1"), "unknown CP-SAT parameter 'foo'"),
     (("puzzles/missing.txt",), "not found"),
     (("puzzles/cat15.txt", "--bogus"), "unrecognized arguments"),
     (("puzzles/cat15.txt", "--export-bqm", "/nonexistent-dir/x.bqm"), "No such file"),

@@ -77,7 +77,7 @@ def test_translated_models_have_exactly_the_model_solutions(use_x):
         assert all_solutions(nm.model) == brute_force(nm.model)
 
 
-@pytest.mark.parametrize("workers", [1, 2])  # with 2, CP-SAT may report a grid once per worker
+@pytest.mark.parametrize("workers", [1, 2])  # 1: one enumerating search; 2: exclude and re-solve
 @pytest.mark.parametrize("use_x", [True, False])
 def test_uniqueness_verdicts_agree_between_methods(workers, use_x):
     for name, unique in [("cat15.txt", True), ("two_solutions4.txt", False),
