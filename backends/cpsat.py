@@ -122,8 +122,9 @@ TUNED = {
     # No symmetry detection: it costs 25-30% of the search on 15x15-30x30 janko puzzles and
     # changed nothing measurable on the hard survey ones.
     "symmetry_level": 0,
-    # No phase saving: #22336 (59x99, the hardest survey puzzle) over seeds 1-4 took 51.7 s,
-    # >60 s, 22.9 s, - with it and 34.5, 27.8, 21.6, 35.7 s without; others within noise.
+    # No phase saving: #22336 (59x99, the hardest survey puzzle) took 51.7, >60, 22.9 s with it
+    # (seeds 1-3) and 34.5, 27.8, 21.6, 35.7 s without (seeds 1-4). The price: #12548 went from
+    # 7.6-10 s to 8.2-18.9 s; the other hard survey puzzles moved within their noise.
     "use_phase_saving": False,
 }
 
