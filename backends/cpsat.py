@@ -75,17 +75,15 @@ def to_cpsat(model: Model, *, names: bool = False):
             add_con().bool_or.literals.extend(())
             continue
         coefs = [a for _, a in c.terms]
-        low = sum(a for a in coefs if a < 0)   # activity bounds over binaries
-        high = sum(a for a in coefs if a > 0)
         lin = add_con().linear
         lin.vars.extend([v for v, _ in c.terms])
         lin.coeffs.extend(coefs)
         if c.sense is Sense.EQ:
             lin.domain.extend((c.rhs, c.rhs))
-        elif c.sense is Sense.LE:
-            lin.domain.extend((min(low, c.rhs), c.rhs))
+        elif c.sense is Sense.LE:  # the domain's far end: the activity bound over binaries
+            lin.domain.extend((min(sum(a for a in coefs if a < 0), c.rhs), c.rhs))
         else:
-            lin.domain.extend((c.rhs, max(high, c.rhs)))
+            lin.domain.extend((c.rhs, max(sum(a for a in coefs if a > 0), c.rhs)))
     return cp
 
 
