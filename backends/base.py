@@ -16,6 +16,9 @@ class Backend:
     ``solve(nm, *, time_limit, seed, unique, **options)`` translates the model, runs the solver
     and returns a RawAnswer; the package decodes and verifies it. ``requires`` lists the Python
     modules it imports lazily; ``options`` maps each accepted option to its type.
+    ``use_x`` is the model variant the backend gets when the caller does not choose one: with
+    the cell variables x, or without them (``R = C``), whichever the backend was measured to
+    solve faster.
     """
     name: str
     description: str
@@ -25,6 +28,7 @@ class Backend:
     options: dict[str, type] = field(default_factory=dict)
     supports_unique: bool = False
     default_options: dict[str, Any] = field(default_factory=dict)
+    use_x: bool = True
 
     def available(self) -> bool:
         for mod in self.requires:

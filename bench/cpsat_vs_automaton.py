@@ -2,20 +2,23 @@
 
     python3 bench/cpsat_vs_automaton.py [--repeats N] [--timeout S] [--janko-sample K]
                                         [--only PATTERN] [--out CSV] [--sets survey,janko,wolter]
-                                        [--variants x,nox]
+                                        [--variants nox,x,nox_block,x_block]
 
 Ours goes through the package (``build_model`` + the ``cpsat`` backend, unique=True, one
-worker: one search enumerating until a second grid or exhaustion). The yardstick is built here:
-one ``AddAutomaton`` per row and column over the cells' BoolVars (DFA ``0* 1^b1 0+ 1^b2 ... 0*``),
-one worker, run two ways: ``automaton`` decides uniqueness by the same method as ours (one
-enumerating search stopped at the second solution), ``automaton_block`` by the method of
-``../shared/corpus/baseline_timings_this_machine.tsv`` (solve, add a blocking clause on the cells,
-solve again). Every side gets the same per-run time limit covering model build and search, and
+worker), with the model without x (``nox``, the backend's default) or with x (``x``), deciding
+uniqueness by one search enumerating until a second grid or exhaustion (the backend's default),
+or by excluding the first grid and solving again (``_block`` variants, ``unique_by=exclude``,
+the method the foundation issue specifies). The yardstick is built here: one ``AddAutomaton``
+per row and column over the cells' BoolVars (DFA ``0* 1^b1 0+ 1^b2 ... 0*``), one worker, run
+two ways: ``automaton`` by one enumerating search stopped at the second solution,
+``automaton_block`` by the method of ``../shared/corpus/baseline_timings_this_machine.tsv``
+(solve, add a blocking clause on the cells, solve again). Every side gets the same per-run time limit covering model build and search, and
 every grid any side returns goes through ``check_grid``.
 
-Times are medians over the runs; ``ratio`` = our median total / the same-method yardstick's
-median total, ``ratio_block`` the same against ``automaton_block``, ``ratio_solver`` compares
-CP-SAT's own search clock only (no Python model building or translation on either side); all
+Times are medians over the runs; ``ratio`` = our median total / the median total of the
+yardstick that uses the same method (``automaton`` for ours, ``automaton_block`` for ours_*_block),
+``ratio_block`` the same against ``automaton_block`` whatever our method, ``ratio_solver`` compares
+CP-SAT's own search clock only (same-method yardstick) (no Python model building or translation on either side); all
 taken in the same run of the script and reported only when both decided uniqueness. A side
 that times out is not run again on that puzzle, and a side slower than ``--single-above`` is
 run once, so that hard puzzles do not eat the budget. Rows are appended to the CSV as each
@@ -52,7 +55,10 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 SURVEY = CORPUS / "webpbn-survey-non"
 JANKO = CORPUS / "puzzlekit-dataset-janko" / "Nonogram_dataset.json"
 WOLTER = [CORPUS / "wolter-survey-xml" / "knotty.xml", CORPUS / "wolter-survey-xml" / "faase.xml"]
-VARIANTS = {"x": True, "nox": False}
+# our variants: model with/without x, uniqueness by one enumerating search (the backend's
+# default with one worker) or by excluding the first grid and solving again ("_block")
+VARIANTS = {"x": (True, "enumerate"), "nox": (False, "enumerate"),
+            "x_block": (True, "exclude"), "nox_block": (False, "exclude")}
 FIELDS = ["set", "puzzle", "size", "side", "runs", "status", "unique", "build_s", "first_s",
           "total_s", "ratio", "ratio_block", "solver_s", "ratio_solver", "cpu_s", "ratio_cpu",
           "build_cpu_s", "ratio_solve_cpu", "total_all", "variables", "constraints", "timeout",
@@ -82,12 +88,13 @@ class Run:
 # ----------------------------------------------------------------------------- our side
 
 
-def run_ours(puzzle: Puzzle, use_x: bool, timeout: float) -> Run:
+def run_ours(puzzle: Puzzle, use_x: bool, timeout: float, unique_by: str = "enumerate") -> Run:
     """build_model + the package's cpsat backend with unique=True, verified by the package."""
     t0, c0 = time.perf_counter(), time.process_time()
     nm = build_model(puzzle, use_x=use_x)
     build_s, build_cpu = time.perf_counter() - t0, time.process_time() - c0
-    raw = cpsat_solve(nm, time_limit=max(0.0, timeout - build_s), unique=True, workers=1)
+    raw = cpsat_solve(nm, time_limit=max(0.0, timeout - build_s), unique=True, workers=1,
+                      unique_by=unique_by)
     total = build_s + raw.solve_s
     size = dict(variables=nm.model.num_variables, constraints=nm.model.num_constraints,
                 build_cpu_s=build_cpu, solver_s=raw.info.get("cpsat_wall_s"))
@@ -288,7 +295,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default=None, help="fnmatch pattern (or substring) on puzzle names")
     ap.add_argument("--out", default=None, help="CSV path (default bench/results/cpsat_vs_automaton.csv)")
     ap.add_argument("--sets", default="survey,janko,wolter", help="comma list of survey,janko,wolter")
-    ap.add_argument("--variants", default="x,nox", help="our model: x (use_x=True), nox, or both")
+    ap.add_argument("--variants", default="nox,x,nox_block",
+                    help="comma list of our sides: x / nox (model with / without x, uniqueness by "
+                         "one enumerating search), x_block / nox_block (by exclude and re-solve)")
     ap.add_argument("--single-above", type=float, default=20.0,
                     help="a side whose run took longer than this is not repeated (s)")
     args = ap.parse_args(argv)
@@ -296,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     variants = [v for v in args.variants.split(",") if v]
     for v in variants:
         if v not in VARIANTS:
-            ap.error(f"unknown variant {v!r} (x, nox)")
+            ap.error(f"unknown variant {v!r} ({', '.join(VARIANTS)})")
     sets = [s for s in args.sets.split(",") if s]
     out = Path(args.out) if args.out else RESULTS / "cpsat_vs_automaton.csv"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -332,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
                 puzzle = load()
                 sides = [Side(AUTO, lambda p: run_automaton(p, args.timeout)),
                          Side(AUTO_BLOCK, lambda p: run_automaton(p, args.timeout, "block"))]
-                sides += [Side(f"ours_{v}", (lambda p, ux=VARIANTS[v]: run_ours(p, ux, args.timeout)))
+                sides += [Side(f"ours_{v}", (lambda p, ux=VARIANTS[v]: run_ours(p, ux[0], args.timeout, ux[1])))
                           for v in variants]
                 for rep in range(args.repeats):
                     order = sides[rep % len(sides):] + sides[:rep % len(sides)]  # rotate
@@ -353,11 +362,12 @@ def main(argv: list[str] | None = None) -> int:
                     d = summ[s.name]
                     r = dict.fromkeys(kinds.values())
                     if s.name.startswith("ours_") and d["decided"]:
-                        pairs = {"ratio": (d["total_s"], auto["total_s"], auto),
+                        same = block if s.name.endswith("_block") else auto  # same method
+                        pairs = {"ratio": (d["total_s"], same["total_s"], same),
                                  "ratio_block": (d["total_s"], block["total_s"], block),
-                                 "ratio_solver": (d["solver_s"], auto["solver_s"], auto),
-                                 "ratio_cpu": (d["cpu_s"], auto["cpu_s"], auto),
-                                 "ratio_solve_cpu": (d["solve_cpu_s"], auto["solve_cpu_s"], auto)}
+                                 "ratio_solver": (d["solver_s"], same["solver_s"], same),
+                                 "ratio_cpu": (d["cpu_s"], same["cpu_s"], same),
+                                 "ratio_solve_cpu": (d["solve_cpu_s"], same["solve_cpu_s"], same)}
                         for key, (ours, theirs, ref) in pairs.items():
                             if ref["decided"] and ours is not None and theirs:
                                 r[key] = ours / theirs
@@ -365,6 +375,9 @@ def main(argv: list[str] | None = None) -> int:
                         if auto["decided"] and d["status"] != auto["status"]:
                             d["note"] = (d["note"] + "; " if d["note"] else "") + \
                                 f"VERDICT MISMATCH vs automaton {auto['status']}"
+                        if block["decided"] and d["status"] != block["status"]:
+                            d["note"] = (d["note"] + "; " if d["note"] else "") + \
+                                f"VERDICT MISMATCH vs automaton_block {block['status']}"
                     writer.writerow({
                         "set": set_name, "puzzle": name, "size": size, "side": s.name,
                         "runs": d["runs"], "status": d["status"], "unique": d["unique"],

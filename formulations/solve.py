@@ -60,7 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=float, metavar="S", help="time limit in seconds")
     p.add_argument("--seed", type=int, help="random seed")
     p.add_argument("--unique", action="store_true", help="also search for a second solution")
-    p.add_argument("--no-x", action="store_true", help="build without cell variables (R = C directly)")
+    xg = p.add_mutually_exclusive_group()
+    xg.add_argument("--x", dest="use_x", action="store_true", default=None,
+                    help="build with the cell variables x (R = x = C); the default except for cpsat")
+    xg.add_argument("--no-x", dest="use_x", action="store_false",
+                    help="build without cell variables (R = C directly); the default for cpsat")
     p.add_argument("--presolve", action="store_true", help="fix what line solving decides before the backend")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the grid")
     g = p.add_argument_group("backend options (passed only when given)")
@@ -107,14 +111,15 @@ def list_backends() -> str:
     return "\n".join(lines)
 
 
-def render(result: SolveResult, puzzle, *, ansi: bool = False) -> str:
+def render(result: SolveResult, puzzle, *, ansi: bool = False, use_x: bool | None = None) -> str:
     out = []
     if result.grid is not None:
         out.append(render_text(puzzle, result.grid, ansi=ansi))
     line = f"{result.status.value}"
     if result.unique is not None:
         line += ", unique" if result.unique else ", not unique"
-    line += (f"  backend={result.backend} variables={result.variables} constraints={result.constraints}"
+    model = "" if use_x is None else " model=x" if use_x else " model=no-x"
+    line += (f"  backend={result.backend}{model} variables={result.variables} constraints={result.constraints}"
              f" build={result.build_s:.3f}s solve={result.solve_s:.3f}s")
     if result.energy is not None:
         line += f" energy={result.energy:g}"
@@ -153,14 +158,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                                    "with --presolve")
             from .builder import build_model
             from .penalty import export_bqm
-            written = export_bqm(build_model(puzzle, use_x=not args.no_x), args.export_bqm,
+            written = export_bqm(build_model(puzzle, use_x=args.use_x is not False), args.export_bqm,
                                  weights=args.weights)
             print("wrote " + ", ".join(map(str, written)), file=sys.stderr)
             return EXIT_SOLVED
         backend = get_backend(args.backend)
         opts = _options(args, backend)
         from .solving import solve_puzzle
-        kwargs: dict[str, Any] = dict(use_x=not args.no_x, time_limit=args.time_limit,
+        use_x = backend.use_x if args.use_x is None else args.use_x
+        kwargs: dict[str, Any] = dict(use_x=use_x, time_limit=args.time_limit,
                                       seed=args.seed, unique=args.unique)
         if args.presolve:
             kwargs["presolve"] = True
@@ -183,6 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         fields = result.to_dict()
         record["grid"] = grid_lines(puzzle, result.grid) if result.grid is not None else None
         fields.pop("grid")
+        record["use_x"] = use_x
         record.update(fields)
         for key in ("unique", "status"):  # the verdict last, where a reader of a long line looks
             record[key] = record.pop(key)
@@ -192,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             record["legend"] = legend(puzzle)
         print(json.dumps(record))
     else:
-        print(render(result, puzzle, ansi=sys.stdout.isatty()))
+        print(render(result, puzzle, ansi=sys.stdout.isatty(), use_x=use_x))
     if args.png and result.grid is not None:
         try:
             save_png(puzzle, result.grid, args.png)

@@ -50,10 +50,13 @@ def verify(nm: NonogramModel, raw: RawAnswer, backend: str, *, build_s: float = 
     return SolveResult(Status.SOLVED, grid=grid, unique=unique, message=raw.message, **common)
 
 
-def solve_puzzle(puzzle: Puzzle, backend: str = "cpsat", *, use_x: bool = True,
+def solve_puzzle(puzzle: Puzzle, backend: str = "cpsat", *, use_x: bool | None = None,
                  time_limit: float | None = None, seed: int | None = None, unique: bool = False,
                  presolve: bool = False, **options: Any) -> SolveResult:
     """Solve ``puzzle`` with the named backend and return a verified result.
+
+    ``use_x`` builds the model with (True) or without (False) the cell variables; None gives
+    the backend the variant it solves faster (``Backend.use_x``: without x for cpsat).
 
     ``presolve=True`` line-solves first and hands the backend the model with every decided
     variable fixed (``formulations.presolve``); the grid is rebuilt from the fixed part plus the
@@ -67,7 +70,7 @@ def solve_puzzle(puzzle: Puzzle, backend: str = "cpsat", *, use_x: bool = True,
     if unique and not b.supports_unique:
         raise BackendError(f"backend '{backend}' cannot prove uniqueness; use cpsat or lines")
     t0 = time.perf_counter()
-    nm = build_model(puzzle, use_x=use_x)
+    nm = build_model(puzzle, use_x=b.use_x if use_x is None else use_x)
     build_s = time.perf_counter() - t0
     if presolve:
         return _solve_presolved(nm, b, build_s, time_limit=_remaining(time_limit, build_s),

@@ -26,8 +26,23 @@ def test_cat15_json_is_one_object_with_the_documented_keys():
     for key in ("status", "grid", "unique", "backend", "variables", "constraints", "build_s", "solve_s"):
         assert key in record
     assert record["status"] == "solved" and record["unique"] is True
-    assert record["variables"] == 461 and record["backend"] == "cpsat"
+    # cpsat gets the model without x unless asked (Backend.use_x): 236 a-variables for cat15
+    assert record["variables"] == 236 and record["use_x"] is False and record["backend"] == "cpsat"
     assert check_grid(read_puzzle(ROOT / "puzzles/cat15.txt"), grid_from_strings(record["grid"])) == []
+
+
+@pytest.mark.parametrize("flag, use_x, variables", [("--x", True, 461), ("--no-x", False, 236)])
+def test_x_flags_choose_the_model_variant(flag, use_x, variables):
+    p = run("puzzles/cat15.txt", "--backend", "cpsat", flag, "--json", "--unique")
+    assert p.returncode == 0, p.stderr
+    record = json.loads(p.stdout)
+    assert (record["use_x"], record["variables"], record["unique"]) == (use_x, variables, True)
+    assert check_grid(read_puzzle(ROOT / "puzzles/cat15.txt"), grid_from_strings(record["grid"])) == []
+
+
+def test_x_and_no_x_together_are_a_usage_error():
+    p = run("puzzles/cat15.txt", "--x", "--no-x")
+    assert p.returncode == 2 and "not allowed with" in p.stderr and p.stdout == ""
 
 
 def test_human_output_shows_the_grid_and_a_status_line():

@@ -80,13 +80,14 @@ def test_translated_models_have_exactly_the_model_solutions(use_x):
     assert checked >= 8  # the size filter must not empty the test
 
 
-@pytest.mark.parametrize("workers", [1, 2])  # 1: one enumerating search; 2: exclude and re-solve
+@pytest.mark.parametrize("workers, unique_by", [(1, "enumerate"), (1, "exclude"), (2, "exclude")])
 @pytest.mark.parametrize("use_x", [True, False])
-def test_uniqueness_verdicts_agree_between_methods(workers, use_x):
+def test_uniqueness_verdicts_agree_between_methods(workers, unique_by, use_x):
     for name, unique in [("cat15.txt", True), ("two_solutions4.txt", False),
                          ("flower_colour8.txt", None)]:
         puzzle = read_puzzle(PUZZLES / name)
-        r = solve_puzzle(puzzle, "cpsat", use_x=use_x, unique=True, workers=workers, time_limit=60)
+        r = solve_puzzle(puzzle, "cpsat", use_x=use_x, unique=True, workers=workers,
+                         unique_by=unique_by, time_limit=60)
         assert r.status is Status.SOLVED and check_grid(puzzle, r.grid) == []
         if unique is not None:
             assert r.unique is unique, name
@@ -120,3 +121,18 @@ def test_cpsat_parameters_pass_through_and_bad_ones_are_refused():
         solve_puzzle(puzzle, "cpsat", params={"no_such_thing": 1})
     with pytest.raises(BackendError, match="does not take 'maybe'"):
         solve_puzzle(puzzle, "cpsat", params={"use_phase_saving": "maybe"})
+    with pytest.raises(BackendError, match="unique_by must be one of enumerate, exclude"):
+        solve_puzzle(puzzle, "cpsat", unique=True, unique_by="guess")
+    with pytest.raises(BackendError, match="needs one worker"):
+        solve_puzzle(puzzle, "cpsat", unique=True, unique_by="enumerate", workers=2)
+
+
+def test_cpsat_gets_the_model_without_x_unless_the_caller_chooses():
+    cat = read_puzzle(PUZZLES / "cat15.txt")
+    default = solve_puzzle(cat, "cpsat", unique=True)
+    with_x = solve_puzzle(cat, "cpsat", use_x=True, unique=True)
+    lines = solve_puzzle(cat, "lines")  # a backend without a preference keeps x
+    assert (default.variables, with_x.variables, lines.variables) == (236, 461, 461)
+    for r in (default, with_x, lines):
+        assert r.status is Status.SOLVED and check_grid(cat, r.grid) == []
+    assert default.grid == with_x.grid and default.unique is with_x.unique is True
