@@ -12,14 +12,15 @@ the method the foundation issue specifies). The yardstick is built here: one ``A
 per row and column over the cells' BoolVars (DFA ``0* 1^b1 0+ 1^b2 ... 0*``), one worker, run
 two ways: ``automaton`` by one enumerating search stopped at the second solution,
 ``automaton_block`` by the method of ``../shared/corpus/baseline_timings_this_machine.tsv``
-(solve, add a blocking clause on the cells, solve again). Every side gets the same per-run time limit covering model build and search, and
-every grid any side returns goes through ``check_grid``.
+(solve, add a blocking clause on the cells, solve again). Every side gets the same per-run
+time limit covering model build and search, and every grid any side returns goes through
+``check_grid``.
 
 Times are medians over the runs; ``ratio`` = our median total / the median total of the
 yardstick that uses the same method (``automaton`` for ours, ``automaton_block`` for ours_*_block),
-``ratio_block`` the same against ``automaton_block`` whatever our method, ``ratio_solver`` compares
-CP-SAT's own search clock only (same-method yardstick) (no Python model building or translation on either side); all
-taken in the same run of the script and reported only when both decided uniqueness. A side
+``ratio_block`` the same against ``automaton_block`` whatever our method, ``ratio_solver``
+compares CP-SAT's own search clock only against the same-method yardstick (no Python model
+building or translation on either side); all taken in the same run of the script and reported only when both decided uniqueness. A side
 that times out is not run again on that puzzle, and a side slower than ``--single-above`` is
 run once, so that hard puzzles do not eat the budget. Rows are appended to the CSV as each
 puzzle finishes, so Ctrl-C keeps everything written so far. The machine is shared: absolute
