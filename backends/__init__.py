@@ -1,6 +1,7 @@
 """The backend registry: names to lazily imported adapter modules.
 
-Adding a backend is one module with a ``BACKENDS`` list plus one line here.
+Adding a backend is one module with a ``BACKENDS`` list plus one line here; a family of backends
+named by a prefix (``dimod:MODULE:CLASS``, ``ladder:RUNG``) is one module with ``resolve(name)``.
 """
 from __future__ import annotations
 
@@ -22,16 +23,27 @@ _REGISTRY: dict[str, str] = {
     "qbpp-exhaustive": "backends.qbpp_easy",
 }
 
-# name prefixes resolved by a module's ``resolve(name)`` (e.g. "dimod:package.module:Class")
-_PREFIXES: dict[str, str] = {"dimod": "backends.anneal"}
+# name prefixes resolved by a module's ``resolve(name)``, with the form shown in messages
+_PREFIXES: dict[str, tuple[str, str]] = {
+    "dimod": ("backends.anneal", "dimod:MODULE:CLASS"),
+    "ladder": ("backends.ladder", "ladder:cell|row|propagate"),
+}
 
 
 def names() -> list[str]:
     return list(_REGISTRY)
 
 
-def get_backend(name: str) -> Backend:
-    """The backend called ``name``; an unknown name lists the valid ones."""
+def prefix_forms() -> list[str]:
+    """How the prefixed families are named, e.g. ``dimod:MODULE:CLASS``."""
+    return [form for _, form in _PREFIXES.values()]
+
+
+def get_backend(name: str | Backend) -> Backend:
+    """The backend called ``name`` (a Backend is returned as it is); an unknown name lists the
+    valid ones."""
+    if isinstance(name, Backend):
+        return name
     if name in _REGISTRY:
         mod = importlib.import_module(_REGISTRY[name])  # adapter modules import solvers lazily
         for b in mod.BACKENDS:
@@ -39,9 +51,9 @@ def get_backend(name: str) -> Backend:
                 return b
     prefix = name.split(":", 1)[0]
     if ":" in name and prefix in _PREFIXES:
-        return importlib.import_module(_PREFIXES[prefix]).resolve(name)
-    extra = "".join(f", {p}:..." for p in _PREFIXES)
-    raise BackendError(f"unknown backend '{name}', choose from {', '.join(_REGISTRY)}{extra}")
+        return importlib.import_module(_PREFIXES[prefix][0]).resolve(name)
+    raise BackendError(f"unknown backend '{name}', choose from {', '.join(_REGISTRY)}, "
+                       + ", ".join(prefix_forms()))
 
 
 def all_backends() -> list[Backend]:

@@ -18,9 +18,7 @@ ignores it (it only takes tiny models).
 """
 from __future__ import annotations
 
-import ast
 import importlib
-import json
 import math
 import time
 from dataclasses import dataclass
@@ -28,11 +26,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from formulations.builder import NonogramModel
-from formulations.penalty import QuadraticPenalty, lower
-from formulations.results import BackendError, RawAnswer, Status, tts99
+from formulations.model import NonogramModel, QuadraticPenalty, lower
+from formulations.options import parse_value
+from formulations.results import BackendError, RawAnswer, SamplingStats, Status, tts99
 
-from .base import Backend
+from .base import Backend, size_limit
 
 EXACT_MAX_VARIABLES = 20   # ExactSolver holds all 2^n states in memory (2^20 x n bytes + energies)
 TABU_MAX_VARIABLES = 6000  # TabuSampler builds two dense n x n float64 matrices
@@ -61,20 +59,6 @@ def default_beta_range(weights: dict[str, float]) -> tuple[float, float]:
     """sa's default beta range for these family weights (scales with the smallest weight)."""
     w = min(weights.values())
     return SA_BETA[0] / w, SA_BETA[1] / w
-
-
-def _parse_value(value: Any) -> Any:
-    """CLI ``--param`` values arrive as strings: JSON, then a Python literal, else the string."""
-    if not isinstance(value, str):
-        return value
-    try:
-        return json.loads(value)
-    except ValueError:
-        pass
-    try:
-        return ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        return value
 
 
 @dataclass(frozen=True)
@@ -120,7 +104,7 @@ def _sample_kwargs(plan: _Plan, sampler: Any, pen: QuadraticPenalty, *, seed: in
         if sweeps < 1:
             raise BackendError(f"sweeps must be at least 1, got {sweeps}")
         put("sweeps", "num_sweeps", int(sweeps))
-    custom = isinstance(_parse_value(beta_schedule), (list, tuple))
+    custom = isinstance(parse_value(beta_schedule), (list, tuple))
     if beta_range is None and plan.scaled_beta and not custom:
         beta_range = default_beta_range(pen.weights)
     if beta_range is not None:
@@ -129,7 +113,7 @@ def _sample_kwargs(plan: _Plan, sampler: Any, pen: QuadraticPenalty, *, seed: in
             raise BackendError(f"beta_range must be two positive numbers LO,HI, got {beta_range!r}")
         put("beta_range", "beta_range", br)
     if beta_schedule is not None:
-        sched = _parse_value(beta_schedule)
+        sched = parse_value(beta_schedule)
         if isinstance(sched, (list, tuple)):  # an explicit list of betas: a custom schedule
             put("beta_schedule", "beta_schedule_type", "custom")
             kw["beta_schedule"] = [float(b) for b in sched]
@@ -148,7 +132,7 @@ def _sample_kwargs(plan: _Plan, sampler: Any, pen: QuadraticPenalty, *, seed: in
         if accepted is not None and key not in accepted:
             raise BackendError(f"unknown parameter '{key}' for backend '{plan.name}' "
                                f"(sampler parameters: {', '.join(sorted(accepted)) or 'none'})")
-        kw[key] = _parse_value(value)
+        kw[key] = parse_value(value)
     return kw
 
 
@@ -162,13 +146,15 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
     except ValueError as exc:
         raise BackendError(str(exc)) from None
     n = pen.num_variables
-    if plan.exhaustive and n > EXACT_MAX_VARIABLES:
-        raise BackendError(f"backend '{plan.name}' enumerates all 2^n states and takes at most "
-                           f"{EXACT_MAX_VARIABLES} variables; this model has {n} "
-                           "(try --no-x or a smaller puzzle)")
-    if plan.time_limit == "tabu" and n > TABU_MAX_VARIABLES:
-        raise BackendError(f"backend '{plan.name}' builds a dense {n}x{n} matrix; it takes at most "
-                           f"{TABU_MAX_VARIABLES} variables, this model has {n}")
+    if n == 0:  # every variable fixed (by the clues or presolve): the constants decide, no sampling
+        empty = np.zeros(0, dtype=np.int8)
+        info0 = {"sampler": plan.name, "weights": dict(pen.weights)}
+        if nm.model.is_feasible(empty):
+            return RawAnswer(Status.SOLVED, (empty,), solve_s=time.perf_counter() - t0,
+                             proven_unique=True if unique else None, energy=0.0, info=info0)
+        return RawAnswer(Status.INFEASIBLE, solve_s=time.perf_counter() - t0,
+                         energy=pen.energy(empty), message="constant constraints fail (no "
+                         "variables)", info=info0)
     sampler = plan.make()
     kw = _sample_kwargs(plan, sampler, pen, seed=seed, reads=reads, sweeps=sweeps,
                         beta_range=beta_range, beta_schedule=beta_schedule, params=params)
@@ -187,11 +173,13 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
     t_read = sampling_s / total if total else float("nan")
     cpu_s = sinfo.pop("sampling_cpu_s")
     best = int(np.argmin(energies)) if len(energies) else None
+    stats = SamplingStats(
+        reads=total, success_probability=p, time_per_read_s=t_read,
+        cpu_per_read_s=cpu_s / total if total else float("nan"), sampling_s=sampling_s,
+        tts99_s=None if plan.exhaustive else _finite(tts99(t_read, p)))
     info: dict[str, Any] = {
-        "sampler": plan.name, "reads": total, "success_probability": p,
-        "time_per_read_s": t_read, "tts99_s": _finite(tts99(t_read, p)) if not plan.exhaustive else None,
-        "sampling_s": sampling_s, "cpu_per_read_s": cpu_s / total if total else float("nan"),
-        "qubo_variables": n, "qubo_interactions": len(pen.qv), "weights": dict(pen.weights),
+        "sampler": plan.name, "qubo_variables": n, "qubo_interactions": len(pen.qv),
+        "weights": dict(pen.weights),
         **{k: v for k, v in kw.items() if k in ("num_sweeps", "beta_schedule_type")},
         **sinfo,
     }
@@ -199,7 +187,7 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
         info["solutions"] = int(zero.sum())
     if best is None:
         return RawAnswer(Status.UNKNOWN, solve_s=time.perf_counter() - t0,
-                         message="the sampler returned no samples", info=info)
+                         message="the sampler returned no samples", sampling=stats, info=info)
     e_best = float(energies[best])
     found = [samples[best]]
     if e_best == 0:
@@ -213,15 +201,16 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
                     break
             proven = len(found) == 1
         return RawAnswer(Status.SOLVED, tuple(found), solve_s=time.perf_counter() - t0,
-                         proven_unique=proven, energy=0.0, info=info)
+                         proven_unique=proven, energy=0.0, sampling=stats, info=info)
     if plan.exhaustive:
         return RawAnswer(Status.INFEASIBLE, solve_s=time.perf_counter() - t0, energy=e_best,
-                         message=f"no state of the {n} variables has energy 0", info=info)
+                         message=f"no state of the {n} variables has energy 0", sampling=stats,
+                         info=info)
     broken = pen.violated(samples[best])
     shown = ", ".join(map(str, broken[:3])) + (", ..." if len(broken) > 3 else "")
     return RawAnswer(Status.UNKNOWN, tuple(found), solve_s=time.perf_counter() - t0, energy=e_best,
                      message=f"best of {total} reads has energy {e_best:g} and breaks "
-                             f"{len(broken)} constraints: {shown}", info=info)
+                             f"{len(broken)} constraints: {shown}", sampling=stats, info=info)
 
 
 def _sample(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], n: int,
@@ -295,6 +284,17 @@ def _solver(plan: _Plan) -> Callable[..., RawAnswer]:
     return solve
 
 
+def _param_checker(plan: _Plan) -> Callable[[dict[str, Any]], None]:
+    """``Backend.check_params``: native parameters the sampler does not take fail up front."""
+    def check(params: dict[str, Any]) -> None:
+        accepted = _sampler_parameters(plan.make())
+        unknown = sorted(set(params) - accepted) if accepted is not None else []
+        if unknown:
+            raise BackendError(f"unknown parameter '{unknown[0]}' for backend '{plan.name}' "
+                               f"(sampler parameters: {', '.join(sorted(accepted)) or 'none'})")
+    return check
+
+
 _WEIGHTS = {"weights": dict, "params": dict}
 _SA_OPTIONS = {"reads": int, "sweeps": int, "beta_range": tuple, "beta_schedule": str, **_WEIGHTS}
 _HINT = 'pip install "nonogram-formulations[anneal]" (or: pip install dimod dwave-samplers)'
@@ -304,19 +304,22 @@ BACKENDS = [
                   f"reads x {SA_SWEEPS} sweeps, tuned on 15x15; 20x20 and up want 1000-10000 "
                   "--sweeps)",
             _solver(_PLANS["sa"]), requires=("dimod", "dwave.samplers"), install_hint=_HINT,
-            options=_SA_OPTIONS),
+            options=_SA_OPTIONS, reproducible=True, check_params=_param_checker(_PLANS["sa"])),
     Backend("tabu", f"dwave-samplers tabu search on the penalty QUBO (default {TABU_READS} reads, "
                     "each stopping at energy 0)",
             _solver(_PLANS["tabu"]), requires=("dimod", "dwave.samplers"), install_hint=_HINT,
-            options={"reads": int, **_WEIGHTS}),
+            options={"reads": int, **_WEIGHTS}, check_params=_param_checker(_PLANS["tabu"]),
+            refuse=size_limit("tabu", TABU_MAX_VARIABLES, "tabu builds a dense n x n matrix")),
     Backend("descent", f"dwave-samplers steepest descent from random states "
                        f"(default {DESCENT_READS} reads; a baseline, rarely solves)",
             _solver(_PLANS["descent"]), requires=("dimod", "dwave.samplers"), install_hint=_HINT,
-            options={"reads": int, **_WEIGHTS}),
+            options={"reads": int, **_WEIGHTS}, reproducible=True,
+            check_params=_param_checker(_PLANS["descent"])),
     Backend("exact", f"dimod ExactSolver: all 2^n states, models of at most {EXACT_MAX_VARIABLES} "
                      "variables (proves infeasible/unique)",
             _solver(_PLANS["exact"]), requires=("dimod",), install_hint=_HINT,
-            options=dict(_WEIGHTS), supports_unique=True),
+            options=dict(_WEIGHTS), supports_unique=True, reproducible=True,
+            refuse=size_limit("exact", EXACT_MAX_VARIABLES, "exact enumerates all 2^n states")),
 ]
 
 
@@ -348,4 +351,4 @@ def resolve(name: str) -> Backend:
     accepts_interrupt = "interrupt_function" in (_sampler_parameters(make()) or set())
     plan = _Plan(name, make, GENERIC_READS, "interrupt" if accepts_interrupt else "chunks")
     return Backend(name, f"dimod sampler {module}.{cls} on the penalty QUBO", _solver(plan),
-                   requires=(module,), options=_SA_OPTIONS)
+                   requires=(module,), options=_SA_OPTIONS, check_params=_param_checker(plan))

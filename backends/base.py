@@ -5,20 +5,26 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from formulations.builder import NonogramModel
-from formulations.results import BackendError, RawAnswer
+from formulations.options import coerce_option
+from formulations.results import BackendError, ModelRefused, RawAnswer, Remedy
 
 
 @dataclass(frozen=True)
 class Backend:
     """A named solver adapter.
 
-    ``solve(nm, *, time_limit, seed, unique, **options)`` translates the model, runs the solver
-    and returns a RawAnswer; the package decodes and verifies it. ``requires`` lists the Python
-    modules it imports lazily; ``options`` maps each accepted option to its type.
+    ``solve_fn(nm, *, time_limit, seed, unique, **options)`` translates the model, runs the solver
+    and returns a RawAnswer; the package decodes and verifies it. A backend with
+    ``uses_model=False`` works on the puzzle itself (``solve_fn(puzzle, ...)``) and returns grids.
+    ``requires`` lists the Python modules it imports lazily; ``options`` maps each accepted
+    option to its type (an option ``params`` takes the solver's native parameters).
     ``use_x`` is the model variant the backend gets when the caller does not choose one: with
     the cell variables x, or without them (``R = C``), whichever the backend was measured to
-    solve faster.
+    solve faster. ``refuse(nm)`` returns a :class:`ModelRefused` saying why the backend cannot
+    take a model (too large for it), or None; it is asked before any solving.
+    ``reproducible``: the same seed gives the same answer (checked by the conformance kit).
+    ``check_params(params)`` raises BackendError for native parameters the solver would refuse,
+    so that a misspelt one fails before any model is built.
     """
     name: str
     description: str
@@ -29,6 +35,10 @@ class Backend:
     supports_unique: bool = False
     default_options: dict[str, Any] = field(default_factory=dict)
     use_x: bool = True
+    uses_model: bool = True
+    refuse: Callable[[Any], ModelRefused | None] | None = None
+    reproducible: bool = False
+    check_params: Callable[[dict[str, Any]], None] | None = None
 
     def available(self) -> bool:
         for mod in self.requires:
@@ -50,40 +60,53 @@ class Backend:
             if key not in self.options:
                 valid = ", ".join(sorted(self.options)) or "none"
                 raise BackendError(f"unknown option '{key}' for backend '{self.name}' (valid: {valid})")
-            typ = self.options[key]
             try:
-                out[key] = _convert(value, typ)
-            except (TypeError, ValueError):
-                raise BackendError(f"option '{key}' of backend '{self.name}' expects {typ.__name__}, "
-                                   f"got {value!r}") from None
+                out[key] = coerce_option(self, key, value)
+            except ValueError as exc:
+                raise BackendError(str(exc)) from None
         return out
 
     def prepare(self, options: dict[str, Any]) -> dict[str, Any]:
         """Check installation and options once, before any model is built; returns the options
         to pass to :meth:`run` (defaults filled in)."""
         self.check_available()
-        return {**self.default_options, **self.check_options(options)}
+        opts = {**self.default_options, **self.check_options(options)}
+        if self.check_params is not None and opts.get("params"):
+            self.check_params(opts["params"])
+        return opts
 
-    def run(self, nm: NonogramModel, opts: dict[str, Any], *, time_limit: float | None = None,
+    def compatibility(self, nm: Any) -> ModelRefused | None:
+        """Why this backend cannot take ``nm`` (None when it can)."""
+        return self.refuse(nm) if self.refuse is not None else None
+
+    def run(self, nm: Any, opts: dict[str, Any], *, time_limit: float | None = None,
             seed: int | None = None, unique: bool = False) -> RawAnswer:
-        """Solve with options already checked by :meth:`prepare`."""
+        """Solve with options already checked by :meth:`prepare` (``nm`` is the puzzle for a
+        backend with ``uses_model=False``). A model the backend refuses raises ModelRefused."""
+        if self.uses_model:
+            refused = self.compatibility(nm)
+            if refused is not None:
+                raise refused
         return self.solve_fn(nm, time_limit=time_limit, seed=seed, unique=unique, **opts)
 
-    def solve(self, nm: NonogramModel, *, time_limit: float | None = None, seed: int | None = None,
+    def solve(self, nm: Any, *, time_limit: float | None = None, seed: int | None = None,
               unique: bool = False, **options: Any) -> RawAnswer:
         return self.run(nm, self.prepare(options), time_limit=time_limit, seed=seed, unique=unique)
 
 
-def _convert(value: Any, typ: type) -> Any:
-    if typ is bool and isinstance(value, str):
-        if value.lower() in ("1", "true", "yes", "on"):
-            return True
-        if value.lower() in ("0", "false", "no", "off"):
-            return False
-        raise ValueError(value)
-    if typ is object:
-        return value
-    if isinstance(value, str) and typ in (list, tuple, dict):
-        import json
-        return typ(json.loads(value))
-    return typ(value)
+def size_limit(backend: str, limit: int, why: str) -> Callable[[Any], ModelRefused | None]:
+    """A ``Backend.refuse`` for a sampler that cannot hold more than ``limit`` variables (the
+    QUBO has exactly the model's variables: the lowering adds no slack)."""
+    def refuse(nm: Any) -> ModelRefused | None:
+        n = nm.model.num_variables
+        if n <= limit:
+            return None
+        remedies = []
+        if nm.use_x and 0 < nm.a_variables <= limit:
+            remedies.append(Remedy("no_x", f"{nm.a_variables} variables"))
+        if getattr(nm, "variables_before", None) is None:  # not presolved yet
+            remedies.append(Remedy("presolve"))
+        remedies.append(Remedy("other_backend", "sa,cpsat"))
+        return ModelRefused(backend, f"{why}: it takes at most {limit} variables, this model has "
+                            f"{n}", tuple(remedies))
+    return refuse

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import time
 
-from formulations.builder import NonogramModel
+from formulations.lines import solve_lines
+from formulations.model import NonogramModel
 from formulations.results import RawAnswer, Status
-from formulations.search import SearchStatus, solve_lines
 
 from .base import Backend
 
@@ -21,10 +21,10 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
                       probing=probing, probe_limit=probe_limit)
     info = res.info()
     solve_s = time.perf_counter() - t0
-    if res.status is SearchStatus.INFEASIBLE:
+    if res.status is Status.INFEASIBLE:
         return RawAnswer(Status.INFEASIBLE, solve_s=solve_s, message="search exhausted: no solution",
                          info=info)
-    if res.status is SearchStatus.UNKNOWN:
+    if res.status is Status.UNKNOWN:
         return RawAnswer(Status.UNKNOWN, solve_s=solve_s,
                          message="time limit reached before a solution", info=info)
     proven = None
@@ -46,5 +46,6 @@ BACKENDS = [
         requires=(),
         options={"probing": bool, "probe_limit": int},
         supports_unique=True,
+        reproducible=True,
     ),
 ]

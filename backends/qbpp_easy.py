@@ -24,22 +24,19 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import signal
 import subprocess
 import sys
 import time
 from fractions import Fraction
-from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 
-from formulations.builder import NonogramModel
-from formulations.model import Model, Sense
-from formulations.results import BackendError, RawAnswer, Status
+from formulations.model import Model, NonogramModel, Sense
+from formulations.results import BackendError, ModelRefused, RawAnswer, Remedy, Status
+from formulations.workers import REPO_ROOT, child_env, die_with_parent, exit_text, protocol_stdout
 
-from .base import Backend
+from .base import Backend, size_limit
 
 INSTALL_HINT = 'pip install "nonogram-formulations[qbpp]"  (pins pyqbpp==2026.10.6)'
 DEFAULT_TIME_LIMIT = 10.0       # seconds; pyqbpp's own EasySolver default as well
@@ -48,7 +45,6 @@ EXHAUSTIVE_MAX_VARIABLES = 28   # 2**28 assignments take ~25 s here; beyond that
 LICENCE_HOWTO = ("activate a QUBO++ licence key as pyqbpp documents: `qbpp-license -k YOUR-KEY -a` "
                  "or set QBPP_LICENSE_KEY (a free trial key: run `qbpp-license -s` and register at "
                  "https://qubo-plus.github.io/portal/)")
-_REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 # --------------------------------------------------------------------------------------------
@@ -72,7 +68,7 @@ def integer_weights(weights: Mapping[str, float]) -> tuple[dict[str, int], int]:
 
 def resolve_weights(model: Model, weights: Mapping[str, Any] | None) -> dict[str, float]:
     """The penalty module's family weights (defaults overridden), checked there."""
-    from formulations.penalty import FAMILIES, check_weights
+    from formulations.model.penalty import FAMILIES, check_weights
 
     families = list(FAMILIES) + sorted({c.family for c in model.constraints} - set(FAMILIES))
     try:
@@ -97,12 +93,6 @@ def model_payload(model: Model, weights: Mapping[str, float]) -> tuple[dict[str,
     return {"n": model.num_variables, "cons": cons, "const": const}, scale
 
 
-def _worker_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_REPO_ROOT), env.get("PYTHONPATH")) if p)
-    return env
-
-
 def _last_line(text: str) -> str:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     return lines[-1] if lines else ""
@@ -116,37 +106,22 @@ def _extra_stderr(text: str) -> str:
     return "\n".join(ln for ln in text.splitlines() if ln.strip() and not ln.startswith(_BANNER))
 
 
-def _die_with_parent() -> None:
-    """In the worker, before exec: on Linux ask for SIGKILL when the caller dies, so a caller
-    killed from outside (a comparison run's timeout) leaves no pyqbpp search running."""
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        except Exception:
-            pass
-
-
 def run_worker(request: dict[str, Any], timeout: float | None) -> tuple[dict[str, Any] | None, str]:
     """Run one request in a fresh worker process. Returns ``(reply, problem)``: the reply dict,
     or None and a one-line description of what went wrong (crash, timeout, garbage)."""
     t0 = time.perf_counter()
     try:
         proc = subprocess.run([sys.executable, "-m", "backends.qbpp_easy"], input=json.dumps(request),
-                              capture_output=True, text=True, timeout=timeout, env=_worker_env(),
-                              cwd=str(_REPO_ROOT), preexec_fn=_die_with_parent)
+                              capture_output=True, text=True, timeout=timeout, env=child_env(),
+                              cwd=str(REPO_ROOT), preexec_fn=die_with_parent)
     except subprocess.TimeoutExpired as exc:  # subprocess.run has killed and reaped the worker
         return None, f"timeout: pyqbpp worker still running after {exc.timeout:.1f}s, killed"
     except OSError as exc:
         return None, f"could not start the pyqbpp worker: {exc}"
     wall = time.perf_counter() - t0
     if proc.returncode < 0:
-        try:
-            name = signal.Signals(-proc.returncode).name
-        except ValueError:
-            name = f"signal {-proc.returncode}"
         why = _last_line(_extra_stderr(proc.stderr)) or _last_line(proc.stderr)
-        return None, f"pyqbpp worker died ({name})" + (f": {why}" if why else "")
+        return None, f"pyqbpp worker died ({exit_text(proc.returncode)})" + (f": {why}" if why else "")
     try:
         reply = json.loads(proc.stdout.strip().splitlines()[-1])
     except (IndexError, ValueError):
@@ -160,23 +135,22 @@ def run_worker(request: dict[str, Any], timeout: float | None) -> tuple[dict[str
     return reply, ""
 
 
-def refusal_message(n: int, max_vars: int, used: int, nm: Any = None,
-                    backend: str = "qbpp") -> str:
-    """One line naming the count, the limit and the ways out."""
+def refusal(n: int, max_vars: int, used: int, nm: Any = None,
+            backend: str = "qbpp") -> ModelRefused:
+    """The refusal of a model over pyqbpp's variable limit: the count, the limit, the remedies."""
     free = max(0, max_vars - used)
     where = (f"pyqbpp allows {max_vars} binary variables per process without a licence key"
              if max_vars <= 100 else f"the active pyqbpp licence allows {max_vars} binary variables")
     before = getattr(nm, "variables_before", None)  # set on a presolved model
-    ways = []
+    remedies = []
     if before is None:
-        ways.append("--presolve (fix what line solving decides and hand over a smaller model)")
+        remedies.append(Remedy("presolve"))
     if nm is not None and nm.use_x and 0 < nm.a_variables <= free:
-        ways.append(f"--no-x ({nm.a_variables} variables)")
-    ways.append("another backend (e.g. --backend sa or --backend cpsat)")
-    ways.append(LICENCE_HOWTO)
-    what = f"{n} binary variables" + (f" after --presolve (from {before})" if before else "")
-    return (f"backend '{backend}': the model has {what} but {where} "
-            f"({free} free in a fresh worker); ways out: " + "; or ".join(ways))
+        remedies.append(Remedy("no_x", f"{nm.a_variables} variables"))
+    remedies.append(Remedy("other_backend", "sa,cpsat"))
+    what = f"{n} binary variables" + (f" after presolve (from {before})" if before else "")
+    return ModelRefused(backend, f"the model has {what} but {where} ({free} free in a fresh "
+                        f"worker); a licence lifts the limit: {LICENCE_HOWTO}", tuple(remedies))
 
 
 def pyqbpp_limits() -> tuple[int, int]:
@@ -200,8 +174,7 @@ def pyqbpp_energies(nm: NonogramModel | Model, assignments, weights: Mapping[str
     if reply is None:
         raise BackendError(problem)
     if reply.get("refused"):
-        raise BackendError(refusal_message(model.num_variables, reply["max_var_count"],
-                                           reply["used_var_count"]))
+        raise refusal(model.num_variables, reply["max_var_count"], reply["used_var_count"])
     if "error" in reply:
         raise BackendError(f"pyqbpp worker: {reply['error']}")
     return np.asarray(reply["energies"], dtype=np.float64) / scale
@@ -217,11 +190,6 @@ def _solve(nm: NonogramModel, solver: str, backend: str, *, time_limit: float | 
         if model.is_feasible(empty):
             return RawAnswer(Status.SOLVED, (empty,), energy=0.0, info={"weights": w})
         return RawAnswer(Status.INFEASIBLE, message="constant constraints fail (no variables)")
-    if solver == "exhaustive" and n > EXHAUSTIVE_MAX_VARIABLES:
-        raise BackendError(f"backend '{backend}' enumerates 2**n assignments; the model has {n} "
-                           f"variables (at most {EXHAUSTIVE_MAX_VARIABLES}): try "
-                           + ("--no-x, " if nm.use_x else "")
-                           + "--presolve, --backend qbpp or --backend cpsat")
     if thread_count < 1:
         raise BackendError(f"thread_count must be at least 1, got {thread_count}")
     payload, scale = model_payload(model, w)
@@ -248,8 +216,7 @@ def _solve(nm: NonogramModel, solver: str, backend: str, *, time_limit: float | 
         if key in reply:
             info[f"qbpp_{key}"] = reply[key]
     if reply.get("refused"):
-        raise BackendError(refusal_message(n, reply["max_var_count"], reply["used_var_count"],
-                                           nm, backend))
+        raise refusal(n, reply["max_var_count"], reply["used_var_count"], nm, backend)
     if "error" in reply:
         return RawAnswer(Status.ERROR, solve_s=time.perf_counter() - t0,
                          message=f"pyqbpp worker: {reply['error']}", info=info)
@@ -327,6 +294,8 @@ BACKENDS = [
         requires=("pyqbpp",),
         install_hint=INSTALL_HINT,
         options={"weights": dict},
+        refuse=size_limit("qbpp-exhaustive", EXHAUSTIVE_MAX_VARIABLES,
+                          "qbpp-exhaustive enumerates 2^n assignments"),
     ),
 ]
 
@@ -391,8 +360,7 @@ def _worker_main() -> int:
     The native library may print (its licence banner goes to stderr); fd 1 is pointed at stderr
     so nothing but the answer reaches the parent's stdout pipe.
     """
-    out = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)
+    out = protocol_stdout()
     try:
         reply = _work(json.load(sys.stdin))
     except Exception as exc:  # reported as an ERROR result by the parent

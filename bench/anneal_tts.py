@@ -28,9 +28,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from backends.anneal import default_beta_range, tts99  # noqa: E402
-from formulations.builder import build_model  # noqa: E402
-from formulations.penalty import DEFAULT_WEIGHTS, penalty_terms  # noqa: E402
-from formulations.readers import iter_janko, read_puzzle  # noqa: E402
+from formulations.model import build_model  # noqa: E402
+from formulations.model.penalty import DEFAULT_WEIGHTS, penalty_terms  # noqa: E402
+from formulations.io import iter_janko, read_puzzle  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 CORPUS = ROOT.parent / "shared" / "corpus"

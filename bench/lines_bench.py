@@ -27,9 +27,9 @@ from typing import Iterator
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from formulations.linesolver import FixStatus, clear_cache  # noqa: E402
+from formulations.lines import clear_cache, solve_lines  # noqa: E402
 from formulations.puzzle import Grid, Puzzle, check_grid  # noqa: E402
-from formulations.search import solve_lines  # noqa: E402
+from formulations.results import Status  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 JANKO = CORPUS / "puzzlekit-dataset-janko" / "Nonogram_dataset.json"
@@ -43,7 +43,7 @@ FIELDS = ["set", "name", "height", "width", "status", "solutions", "unique", "ch
 
 
 def janko(limit: int | None) -> Iterator[tuple[str, Puzzle, Grid | None]]:
-    from formulations.readers import iter_janko
+    from formulations.io import iter_janko
 
     for n, item in enumerate(iter_janko(JANKO)):
         if limit is not None and n >= limit:
@@ -52,7 +52,7 @@ def janko(limit: int | None) -> Iterator[tuple[str, Puzzle, Grid | None]]:
 
 
 def survey(limit: int | None) -> Iterator[tuple[str, Puzzle, Grid | None]]:
-    from formulations.readers import read_puzzle
+    from formulations.io import read_puzzle
 
     for n, path in enumerate(sorted(SURVEY.glob("*.non"))):
         if limit is not None and n >= limit:
@@ -81,9 +81,9 @@ def run_one(kind: str, name: str, p: Puzzle, goal: Grid | None, time_limit: floa
         if r.timed_out:
             break
     if r.root_unknown:
-        fp = FixStatus.PARTIAL
+        fp = Status.UNKNOWN
     else:
-        fp = FixStatus.SOLVED if r.solutions else FixStatus.CONTRADICTION
+        fp = Status.SOLVED if r.solutions else Status.INFEASIBLE
     if not r.solutions:
         check = "n.a."
     elif any(check_grid(p, g) for g in r.solutions):
@@ -119,14 +119,14 @@ def summarise(kind: str, rows: list[dict]) -> None:
               f"{'search median ms':>16} {'search mean ms':>14} {'max s':>6}")
         for (h, w), rs in sorted(sizes.items(), key=lambda kv: (kv[0][0] * kv[0][1], kv[0])):
             ts = [r["time_s"] * 1000 for r in rs]
-            srch = [r["time_s"] * 1000 for r in rs if r["fixed_point"] != FixStatus.SOLVED.value]
+            srch = [r["time_s"] * 1000 for r in rs if r["fixed_point"] != Status.SOLVED.value]
             ls = len(rs) - len(srch)
             sm = f"{statistics.median(srch):16.2f} {statistics.mean(srch):14.2f}" if srch else f"{'-':>16} {'-':>14}"
             print(f"{h:>3}x{w:<3} {len(rs):>5} {ls:>11} {statistics.median(ts):9.2f} "
                   f"{statistics.mean(ts):8.2f} {sm} {max(ts) / 1000:6.2f}")
         for (h, w), ms in SEED000_MS.items():
             srch = [r["time_s"] * 1000 for r in sizes.get((h, w), [])
-                    if r["fixed_point"] != FixStatus.SOLVED.value]
+                    if r["fixed_point"] != Status.SOLVED.value]
             if srch:
                 med = statistics.median(srch)
                 print(f"seed 000 yardstick {h}x{w}: {ms:.0f} ms per puzzle; ours (needing search) "

@@ -145,12 +145,28 @@ Grid = tuple[tuple[int, ...], ...]
 """Cell colours by row; 0 background, 1 black, other indices from the palette."""
 
 
-def grid_to_strings(grid: Grid, chars: str = ".#") -> list[str]:
-    return ["".join(chars[v] if v < len(chars) else str(v) for v in row) for row in grid]
+CELL_CHARS = ".#23456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+"""One character per colour index in plain grid text: ``.`` background, ``#`` black, then digits
+and letters, so that a row is always one character per cell (colour 10 is ``a``, not ``10``)."""
+
+
+def grid_to_strings(grid: Grid, chars: str = CELL_CHARS) -> list[str]:
+    """Rows as text, one character per cell (``?`` for an index beyond ``chars``)."""
+    return ["".join(chars[v] if 0 <= v < len(chars) else "?" for v in row) for row in grid]
 
 
 def grid_from_strings(lines: Sequence[str], filled: str = "#") -> Grid:
+    """A black-and-white grid from rows of text: characters in ``filled`` are black."""
     return tuple(tuple(1 if ch in filled else 0 for ch in line) for line in lines)
+
+
+def grid_from_cells(lines: Sequence[str], chars: str = CELL_CHARS) -> Grid:
+    """The inverse of :func:`grid_to_strings` (raises ValueError on a character not in ``chars``)."""
+    index = {ch: k for k, ch in enumerate(chars)}
+    try:
+        return tuple(tuple(index[ch] for ch in line) for line in lines)
+    except KeyError as exc:
+        raise ValueError(f"cell character {exc.args[0]!r} is not one of {chars!r}") from None
 
 
 def line_runs(cells: Sequence[int]) -> Clue:

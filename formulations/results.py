@@ -1,10 +1,12 @@
-"""Result types shared by every backend."""
+"""Result types shared by every backend: one status enum, the raw answer a backend returns, and
+the verified result the package hands back, with typed records for what only some runs have
+(presolve figures, sampling statistics)."""
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -23,14 +25,99 @@ def tts99(t_run: float, p: float) -> float:
 
 
 class Status(Enum):
+    """The one status of the package: solves, the fixed point, the search, the ladder and the
+    comparison harness all report one of these."""
     SOLVED = "solved"          # a grid that the package's checker accepted
     INFEASIBLE = "infeasible"  # proven: no grid satisfies the clues
-    UNKNOWN = "unknown"        # no verified grid and no proof (time limit, sampler missed)
+    UNKNOWN = "unknown"        # no verified grid and no proof (time limit, sampler missed, cells left open)
     ERROR = "error"            # the backend failed or returned something the checker rejected
+    TIMEOUT = "timeout"        # the comparison harness killed the run at its hard limit
 
 
 class BackendError(Exception):
     """A backend cannot run as asked (not installed, bad option, model too large). Exit code 2."""
+
+
+class Remedy(NamedTuple):
+    """A change that would let a backend take a model: ``kind`` is ``"presolve"``, ``"no_x"``
+    (``detail``: the smaller model's size) or ``"other_backend"`` (``detail``: backend names
+    separated by commas)."""
+    kind: str
+    detail: str = ""
+
+
+def _api_words(r: Remedy) -> str:
+    if r.kind == "presolve":
+        return "presolve=True"
+    if r.kind == "no_x":
+        return "use_x=False" + (f" ({r.detail})" if r.detail else "")
+    names = [n for n in r.detail.split(",") if n]
+    return "another backend" + (f" ({' or '.join(names)})" if names else "")
+
+
+class ModelRefused(BackendError):
+    """A backend says why it cannot take this model (too large for it, over a licence limit),
+    before any solving, and which changes would help. Front ends turn the remedies into their own
+    advice (the command lines into flags, ``str()`` into keyword arguments); the backend writes
+    none."""
+
+    def __init__(self, backend: str, reason: str, remedies: tuple[Remedy, ...] = ()):
+        self.backend = backend
+        self.reason = reason
+        self.remedies = tuple(remedies)
+        super().__init__(self.advice(_api_words))
+
+    def advice(self, words: Callable[[Remedy], str]) -> str:
+        """The reason plus the remedies, each put in words by ``words`` (the caller's vocabulary)."""
+        ways = [words(r) for r in self.remedies]
+        return f"backend '{self.backend}': {self.reason}" + (
+            "; ways out: " + "; or ".join(ways) if ways else "")
+
+
+@dataclass(frozen=True)
+class SamplingStats:
+    """What a sampler's reads say, for the statistics of annealing runs.
+
+    ``time_per_read_s`` is the wall time of the sampler calls divided by the reads (overheads
+    included), ``cpu_per_read_s`` the same in process CPU time (the figure that survives a busy
+    machine); ``tts99_s`` is :func:`tts99` of the wall figure, None when no read succeeded (or
+    the sampler enumerates, where a TTS means nothing)."""
+    reads: int
+    success_probability: float
+    time_per_read_s: float
+    cpu_per_read_s: float
+    sampling_s: float
+    tts99_s: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: _jsonable(getattr(self, k)) for k in SAMPLING_KEYS}
+
+
+SAMPLING_KEYS = ("reads", "success_probability", "time_per_read_s", "cpu_per_read_s",
+                 "sampling_s", "tts99_s")
+
+
+@dataclass(frozen=True)
+class PresolveStats:
+    """What line solving decided before the backend ran (``presolve=True``)."""
+    variables_before: int
+    variables_after: int
+    status: Status             # SOLVED (every cell decided), UNKNOWN (cells left) or INFEASIBLE
+    unknown_cells: int
+    seconds: float
+
+    @property
+    def solved(self) -> bool:
+        return self.status is Status.SOLVED
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"variables_before": self.variables_before, "variables_after": self.variables_after,
+                "presolve_status": self.status.value, "presolve_unknown_cells": self.unknown_cells,
+                "presolve_s": round(self.seconds, 6)}
+
+
+PRESOLVE_KEYS = ("variables_before", "variables_after", "presolve_status",
+                 "presolve_unknown_cells", "presolve_s")
 
 
 @dataclass(frozen=True)
@@ -39,8 +126,9 @@ class RawAnswer:
 
     ``assignments`` are 0/1 vectors in the model's variable order: solutions found (a second one
     when uniqueness was asked), or for samplers the best sample even when it breaks constraints.
-    ``proven`` says the backend proved its status (infeasibility, or that no second solution
-    exists when ``unique`` was asked).
+    A backend that works on the puzzle instead of the model returns ``grids``. ``proven_unique``
+    says the backend proved that no second solution exists (when ``unique`` was asked).
+    ``info`` holds the backend's own figures (solver status names, counters).
     """
     status: Status
     assignments: tuple[np.ndarray, ...] = ()
@@ -48,49 +136,73 @@ class RawAnswer:
     proven_unique: bool | None = None
     energy: float | None = None
     message: str = ""
+    sampling: SamplingStats | None = None
+    grids: tuple[Grid, ...] = ()
     info: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class SolveResult:
-    """A verified answer: the grid is only present when the checker accepted it."""
+    """A verified answer: the grid is only present when the checker accepted it.
+
+    ``use_x`` is the model variant (None: the backend works on the puzzle, no model was built);
+    ``solve_s`` the wall time of the whole backend call and ``solver_s`` the backend's own
+    figure; ``second_grid`` the other solution when uniqueness was refuted.
+    """
     status: Status
     backend: str
     grid: Grid | None = None
     unique: bool | None = None
-    variables: int = 0
-    constraints: int = 0
+    second_grid: Grid | None = None
+    use_x: bool | None = None
+    variables: int | None = None
+    constraints: int | None = None
     build_s: float = 0.0
     solve_s: float = 0.0
+    solver_s: float | None = None
     energy: float | None = None
     violations: tuple = ()
     message: str = ""
+    presolve: PresolveStats | None = None
+    sampling: SamplingStats | None = None
     info: dict[str, Any] = field(default_factory=dict)
 
     @property
     def solved(self) -> bool:
         return self.status is Status.SOLVED
 
+    @property
+    def decided(self) -> bool:
+        """A verdict: a verified grid, or a proof that there is none."""
+        return self.status in (Status.SOLVED, Status.INFEASIBLE)
+
+    @property
+    def total_s(self) -> float:
+        """Build, presolve and solve: the whole time the package spent on the puzzle."""
+        return self.build_s + self.solve_s + (self.presolve.seconds if self.presolve else 0.0)
+
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready record (one row of a comparison table)."""
+        """Plain JSON-ready record: the same keys for every backend, null where a figure does
+        not apply, then the backend's own ``info`` figures."""
         d: dict[str, Any] = {
             "status": self.status.value,
             "grid": grid_to_strings(self.grid) if self.grid is not None else None,
             "unique": self.unique,
+            "second_grid": grid_to_strings(self.second_grid) if self.second_grid else None,
             "backend": self.backend,
+            "use_x": self.use_x,
             "variables": self.variables,
             "constraints": self.constraints,
             "build_s": round(self.build_s, 6),
             "solve_s": round(self.solve_s, 6),
+            "solver_s": _jsonable(self.solver_s),
             "energy": self.energy,
+            "violations": [list(v) if isinstance(v, tuple) else v for v in self.violations],
+            "message": self.message,
         }
-        if self.violations:
-            d["violations"] = [list(v) if isinstance(v, tuple) else v for v in self.violations]
-        if self.message:
-            d["message"] = self.message
+        d.update(self.presolve.to_dict() if self.presolve else dict.fromkeys(PRESOLVE_KEYS))
+        d.update(self.sampling.to_dict() if self.sampling else dict.fromkeys(SAMPLING_KEYS))
         for k, v in self.info.items():
-            if k == "second_grid":
-                v = grid_to_strings(v)
             d.setdefault(k, _jsonable(v))
         return d
 

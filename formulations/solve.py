@@ -7,12 +7,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from typing import Any, Sequence
 
+from . import options as opt
 from .puzzle import PuzzleError
-from .render import grid_lines, legend, render_text, save_png
-from .results import BackendError, SolveResult, Status
+from .results import BackendError, ModelRefused, Remedy, SolveResult, Status
+from .show.text import grid_lines, legend, render_text
 
 EXIT_SOLVED, EXIT_NOT_SOLVED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -22,32 +22,25 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
-def _weights(text: str) -> dict[str, float]:
-    out = {}
-    for part in text.split(","):
-        key, sep, value = part.partition("=")
-        if not sep:
-            raise argparse.ArgumentTypeError(f"expected family=weight, got {part!r}")
+def _argtype(parse, *args):
+    """An argparse type from a parser of :mod:`formulations.options` (its ValueError becomes a
+    usage error)."""
+    def convert(text: str):
         try:
-            out[key.strip()] = float(value)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"weight of {key!r} is not a number: {value!r}") from None
-    return out
+            return parse(text, *args)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    return convert
 
 
-def _beta_range(text: str) -> tuple[float, float]:
-    try:
-        lo, hi = (float(v) for v in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected LO,HI, got {text!r}") from None
-    return lo, hi
-
-
-def _param(text: str) -> tuple[str, str]:
-    key, sep, value = text.partition("=")
-    if not sep or not key:
-        raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
-    return key.strip(), value
+def cli_remedy(r: Remedy) -> str:
+    """A backend's remedy for a refused model, as this command line's flags."""
+    if r.kind == "presolve":
+        return "--presolve (fix what line solving decides and hand over a smaller model)"
+    if r.kind == "no_x":
+        return "--no-x" + (f" ({r.detail})" if r.detail else "")
+    names = [n for n in r.detail.split(",") if n]
+    return " or ".join(f"--backend {n}" for n in names) if names else "another --backend"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,11 +64,13 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--workers", type=int, help="solver threads (cpsat)")
     g.add_argument("--reads", type=int, help="samples per run (annealers)")
     g.add_argument("--sweeps", type=int, help="sweeps per read (simulated annealing)")
-    g.add_argument("--beta-range", type=_beta_range, metavar="LO,HI", help="inverse temperature range")
+    g.add_argument("--beta-range", type=_argtype(opt.parse_floats, 2), metavar="LO,HI",
+                   help="inverse temperature range")
     g.add_argument("--schedule", metavar="NAME", help="beta schedule (e.g. linear, geometric)")
-    g.add_argument("--weights", type=_weights, metavar="F=W,...",
+    g.add_argument("--weights", type=_argtype(opt.parse_mapping), metavar="F=W,...",
                    help="penalty weight per constraint family: monotone, order, link")
-    g.add_argument("--param", type=_param, action="append", default=[], metavar="KEY=VALUE",
+    g.add_argument("--param", type=_argtype(opt.parse_assignment), action="append", default=[],
+                   metavar="KEY=VALUE",
                    help="backend/sampler-specific parameter (repeatable)")
     p.add_argument("--export-bqm", metavar="PATH", help="write the model as a BQM/QUBO file and stop")
     p.add_argument("--png", metavar="PATH", help="also draw the solved grid in the palette's colours")
@@ -83,49 +78,44 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _options(args: argparse.Namespace, backend) -> dict[str, Any]:
-    opts: dict[str, Any] = {}
-    for flag, name in (("workers", "workers"), ("reads", "reads"), ("sweeps", "sweeps"),
-                       ("beta_range", "beta_range"), ("schedule", "beta_schedule"),
-                       ("weights", "weights")):
-        value = getattr(args, flag)
-        if value is not None:
-            opts[name] = value
-    for key, value in args.param:
-        if key in backend.options and key != "params":
-            opts[key] = value
-        elif "params" in backend.options:
-            opts.setdefault("params", {})[key] = value
-        else:
-            valid = ", ".join(sorted(backend.options)) or "none"
-            raise BackendError(f"unknown --param '{key}' for backend '{backend.name}' (valid: {valid})")
-    return opts
+    """The backend options the flags give, then ``--param`` pairs, all through one path
+    (:func:`formulations.options.route`)."""
+    flags = [(name, getattr(args, flag)) for flag, name in (
+        ("workers", "workers"), ("reads", "reads"), ("sweeps", "sweeps"),
+        ("beta_range", "beta_range"), ("schedule", "beta_schedule"), ("weights", "weights"))
+        if getattr(args, flag) is not None]
+    try:
+        options, _ = opt.route(backend, flags + list(args.param), switches=False)
+    except ValueError as exc:
+        raise BackendError(str(exc)) from None
+    return options
 
 
 def list_backends() -> str:
-    from backends import all_backends
+    from backends import all_backends, prefix_forms
     lines = []
     for b in all_backends():
         ok = b.available()
         state = "installed" if ok else f"not installed: {b.install_hint}"
         lines.append(f"{b.name:<16} {state:<12}  {b.description}" if ok else f"{b.name:<16} {state}")
+    lines.append("also: " + ", ".join(prefix_forms()))
     return "\n".join(lines)
 
 
-def render(result: SolveResult, puzzle, *, ansi: bool = False, use_x: bool | None = None) -> str:
+def render(result: SolveResult, puzzle, *, ansi: bool = False) -> str:
     out = []
     if result.grid is not None:
         out.append(render_text(puzzle, result.grid, ansi=ansi))
     line = f"{result.status.value}"
     if result.unique is not None:
         line += ", unique" if result.unique else ", not unique"
-    model = "" if use_x is None else " model=x" if use_x else " model=no-x"
+    model = "" if result.use_x is None else " model=x" if result.use_x else " model=no-x"
     line += (f"  backend={result.backend}{model} variables={result.variables} constraints={result.constraints}"
              f" build={result.build_s:.3f}s solve={result.solve_s:.3f}s")
     if result.energy is not None:
         line += f" energy={result.energy:g}"
-    p = result.info.get("success_probability")
-    if p is not None:
-        line += f" p={p:.3f}"
+    if result.sampling is not None:
+        line += f" p={result.sampling.success_probability:.3f}"
     if result.message:
         line += f"  ({result.message})"
     out.append(line)
@@ -133,9 +123,9 @@ def render(result: SolveResult, puzzle, *, ansi: bool = False, use_x: bool | Non
         shown = ", ".join(map(str, result.violations[:8]))
         more = f" and {len(result.violations) - 8} more" if len(result.violations) > 8 else ""
         out.append(f"violated: {shown}{more}")
-    if result.unique is False and "second_grid" in result.info:
+    if result.second_grid is not None:
         out.append("another solution:")
-        out.extend(grid_lines(puzzle, result.info["second_grid"]))
+        out.extend(grid_lines(puzzle, result.second_grid))
     return "\n".join(out)
 
 
@@ -149,15 +139,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     try:
         from backends import get_backend
-        from .readers import read_puzzle
+
+        from .io import read_puzzle
 
         puzzle = read_puzzle(args.file)
         if args.export_bqm:
             if args.presolve:
                 raise BackendError("--export-bqm writes the full model; it cannot be combined "
                                    "with --presolve")
-            from .builder import build_model
-            from .penalty import export_bqm
+            from .model import build_model, export_bqm
             written = export_bqm(build_model(puzzle, use_x=args.use_x is not False), args.export_bqm,
                                  weights=args.weights)
             print("wrote " + ", ".join(map(str, written)), file=sys.stderr)
@@ -165,12 +155,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         backend = get_backend(args.backend)
         opts = _options(args, backend)
         from .solving import solve_puzzle
-        use_x = backend.use_x if args.use_x is None else args.use_x
-        kwargs: dict[str, Any] = dict(use_x=use_x, time_limit=args.time_limit,
-                                      seed=args.seed, unique=args.unique)
-        if args.presolve:
-            kwargs["presolve"] = True
-        result = solve_puzzle(puzzle, args.backend, **kwargs, **opts)
+        result = solve_puzzle(puzzle, backend, use_x=args.use_x, time_limit=args.time_limit,
+                              seed=args.seed, unique=args.unique, presolve=args.presolve, **opts)
+    except ModelRefused as exc:
+        print(f"error: {exc.advice(cli_remedy)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except (PuzzleError, BackendError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -189,19 +178,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         fields = result.to_dict()
         record["grid"] = grid_lines(puzzle, result.grid) if result.grid is not None else None
         fields.pop("grid")
-        record["use_x"] = use_x
         record.update(fields)
+        if result.second_grid is not None:
+            record["second_grid"] = grid_lines(puzzle, result.second_grid)
         for key in ("unique", "status"):  # the verdict last, where a reader of a long line looks
             record[key] = record.pop(key)
-        if "second_grid" in result.info:
-            record["second_grid"] = grid_lines(puzzle, result.info["second_grid"])
         if not puzzle.is_black_and_white:
             record["legend"] = legend(puzzle)
         print(json.dumps(record))
     else:
-        print(render(result, puzzle, ansi=sys.stdout.isatty(), use_x=use_x))
+        print(render(result, puzzle, ansi=sys.stdout.isatty()))
     if args.png and result.grid is not None:
         try:
+            from .show.png import save_png
             save_png(puzzle, result.grid, args.png)
         except ImportError:
             print('error: --png needs matplotlib: pip install "nonogram-formulations[notebooks]"',

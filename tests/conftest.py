@@ -20,7 +20,7 @@ def corpus_dir() -> Path:
 def assert_rejected(path: Path, line: int | None, fragment: str) -> None:
     """Reading ``path`` fails with one PuzzleError line naming the file, the line and the problem."""
     from formulations.puzzle import PuzzleError
-    from formulations.readers import read_puzzle
+    from formulations.io import read_puzzle
 
     with pytest.raises(PuzzleError) as info:
         read_puzzle(path)

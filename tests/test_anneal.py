@@ -11,8 +11,8 @@ pytest.importorskip("dwave.samplers")
 from backends import get_backend  # noqa: E402
 from backends.anneal import EXACT_MAX_VARIABLES  # noqa: E402
 from formulations.results import tts99  # noqa: E402
-from formulations.builder import build_model  # noqa: E402
-from formulations.penalty import lower  # noqa: E402
+from formulations.model import build_model  # noqa: E402
+from formulations.model.penalty import lower  # noqa: E402
 from formulations.puzzle import Puzzle, check_grid  # noqa: E402
 from formulations.results import BackendError, Status  # noqa: E402
 from formulations.solving import solve_puzzle  # noqa: E402
@@ -39,9 +39,9 @@ def assert_solved(r, puzzle):
 def test_sa_and_tabu_solve_cat15_with_fixed_seed(backend, use_x):
     r = solve_puzzle(CAT, backend, use_x=use_x, seed=1)
     assert_solved(r, CAT)
-    p, reads = r.info["success_probability"], r.info["reads"]
+    p, reads = r.sampling.success_probability, r.sampling.reads
     assert 0 < p <= 1 and reads >= 1
-    assert math.isclose(r.info["tts99_s"], tts99(r.info["time_per_read_s"], p))
+    assert math.isclose(r.sampling.tts99_s, tts99(r.sampling.time_per_read_s, p))
     d = r.to_dict()
     for key in ("energy", "success_probability", "tts99_s", "reads"):
         assert key in d
@@ -50,19 +50,19 @@ def test_sa_and_tabu_solve_cat15_with_fixed_seed(backend, use_x):
 def test_sa_is_reproducible_with_a_seed():
     a = solve_puzzle(CAT, "sa", seed=5, reads=20)
     b = solve_puzzle(CAT, "sa", seed=5, reads=20)
-    assert a.info["success_probability"] == b.info["success_probability"]
-    assert a.info["reads"] == b.info["reads"] == 20
+    assert a.sampling.success_probability == b.sampling.success_probability
+    assert a.sampling.reads == b.sampling.reads == 20
 
 
 def test_sa_options_reach_the_sampler():
     r = solve_puzzle(CAT, "sa", seed=2, reads=7, sweeps=300, beta_range=(0.5, 8.0),
                      beta_schedule="linear", weights={"link": 1.5}, params={"randomize_order": "true"})
-    assert r.info["reads"] == 7 and r.info["num_sweeps"] == 300
+    assert r.sampling.reads == 7 and r.info["num_sweeps"] == 300
     assert r.info["beta_range"] == [0.5, 8.0] and r.info["beta_schedule_type"] == "linear"
     assert r.info["weights"]["link"] == 1.5
     # an explicit list of betas is a custom schedule (its length is the number of sweeps)
     r = solve_puzzle(HEART, "sa", seed=2, reads=5, beta_schedule="[0.5, 1, 2, 4, 8, 16]")
-    assert r.info["beta_schedule_type"] == "custom" and r.info["reads"] == 5
+    assert r.info["beta_schedule_type"] == "custom" and r.sampling.reads == 5
 
 
 def test_default_beta_range_scales_with_weights():
@@ -76,7 +76,7 @@ def test_unsolved_best_sample_reports_energy_and_violations():
     r = solve_puzzle(IMPOSSIBLE, "sa", seed=1, reads=10)
     assert r.status is Status.UNKNOWN and r.grid is None
     assert r.energy > 0 and r.violations
-    assert r.info["success_probability"] == 0 and r.info["tts99_s"] is None
+    assert r.sampling.success_probability == 0 and r.sampling.tts99_s is None
     assert r.to_dict()["tts99_s"] is None
     nm = build_model(IMPOSSIBLE)
     assert set(r.violations) <= {c.label for c in nm.model.constraints}
@@ -84,7 +84,7 @@ def test_unsolved_best_sample_reports_energy_and_violations():
 
 def test_descent_result_is_consistent():
     r = solve_puzzle(CAT, "descent", seed=1, reads=50)
-    assert r.info["reads"] == 50
+    assert r.sampling.reads == 50
     if r.status is Status.SOLVED:
         assert_solved(r, CAT)
     else:
@@ -118,19 +118,19 @@ def test_tabu_threshold_stops_reads_at_energy_zero():
     # with the offset-corrected threshold each read stops at a solution instead of running on
     r = solve_puzzle(CAT, "tabu", seed=4, reads=5, use_x=False)
     assert_solved(r, CAT)
-    assert r.info["success_probability"] == 1.0
+    assert r.sampling.success_probability == 1.0
 
 
 def test_time_limit_cuts_sa_reads():
     r = solve_puzzle(CAT, "sa", seed=1, reads=1000, sweeps=2000, time_limit=0.05)
-    assert 1 <= r.info["reads"] < 1000
+    assert 1 <= r.sampling.reads < 1000
 
 
 def test_any_dimod_sampler_by_import_path():
     r = solve_puzzle(HEART, "dimod:dwave.samplers:SimulatedAnnealingSampler", seed=1, reads=20,
                      sweeps=500)
     assert_solved(r, HEART)
-    assert r.backend == "dimod:dwave.samplers:SimulatedAnnealingSampler" and r.info["reads"] == 20
+    assert r.backend == "dimod:dwave.samplers:SimulatedAnnealingSampler" and r.sampling.reads == 20
     r = solve_puzzle(ONE, "dimod:dimod:ExactSolver", use_x=False)
     assert_solved(r, ONE)
 

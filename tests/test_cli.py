@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from formulations.puzzle import check_grid, grid_from_strings
-from formulations.readers import read_puzzle
+from formulations.io import read_puzzle
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -90,7 +90,7 @@ def test_bad_input_gives_one_line_and_exit_2(tmp_path, name):
 
 @pytest.mark.parametrize("args, message", [
     (("puzzles/cat15.txt", "--backend", "nope"), "choose from cpsat"),
-    (("puzzles/cat15.txt", "--backend", "lines", "--param", "foo=1"), "unknown --param 'foo'"),
+    (("puzzles/cat15.txt", "--backend", "lines", "--param", "foo=1"), "unknown option 'foo' for backend 'lines'"),
     (("puzzles/cat15.txt", "--param", "foo=1"), "unknown CP-SAT parameter 'foo'"),
     (("puzzles/missing.txt",), "not found"),
     (("puzzles/cat15.txt", "--bogus"), "unrecognized arguments"),

@@ -14,14 +14,14 @@ from conftest import assert_rejected
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from formulations.builder import build_model
+from formulations.model import build_model
 from formulations.puzzle import Block, Puzzle, PuzzleError, check_grid, puzzle_from_grid
-from formulations.readers import (
-    DEFAULT_PALETTE, detect_format, parse_puzzle, read_puzzle, read_puzzle_with_goal, read_puzzles,
-)
+from formulations.io import (detect_format, parse_puzzle, read_puzzle, read_puzzle_with_goal,
+                             read_puzzles)
+from formulations.io.common import DEFAULT_PALETTE
 from formulations.results import Status
 from formulations.solving import solve_puzzle
-from formulations.writers import write_text
+from formulations.io.writers import write_text
 
 PUZZLES = Path(__file__).resolve().parents[1] / "puzzles"
 R, B, G = 2, 3, 4  # colour indices in declaration order

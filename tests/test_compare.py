@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from backends import available_backends
-from formulations import compare as cmp
-from formulations.plots import parse_grid
+from formulations import harness as cmp
+from formulations.show.plots import parse_grid
 from formulations.puzzle import check_grid
-from formulations.readers import read_puzzle
+from formulations.results import Status
+from formulations.io import read_puzzle
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = [ROOT / "puzzles" / "heart5.txt", ROOT / "puzzles" / "cross5.txt"]
@@ -160,8 +161,10 @@ def test_cli_summary_csv_plots_and_bad_input(tmp_path):
                                     capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
     bad = run(str(TINY[0]), "--backends", "no-such-backend")
     assert bad.returncode == 2 and "unknown backend 'no-such-backend'" in bad.stderr
-    bad = run(str(TINY[0]), "--option", "cpsat.colour=3")
-    assert bad.returncode == 2 and "unknown option 'colour'" in bad.stderr
+    bad = run(str(TINY[0]), "--option", "cpsat.colour=3")  # a native CP-SAT parameter: checked too
+    assert bad.returncode == 2 and "unknown CP-SAT parameter 'colour'" in bad.stderr
+    bad = run(str(TINY[0]), "--option", "sweeps=3")  # no chosen backend declares it
+    assert bad.returncode == 2 and "unknown option 'sweeps'" in bad.stderr
     args = [str(TINY[0]), "--backends", "cpsat,ladder:propagate", "--repeats", "2", "--out", str(out),
             "--no-progress", "--workers", "1"]
     plots = pytest.importorskip("matplotlib") and tmp_path / "png"
@@ -181,7 +184,7 @@ def test_cli_summary_csv_plots_and_bad_input(tmp_path):
 # -- seed 000's ladder, run directly (no worker processes) ---------------------------------------
 
 def test_ladder_line_possibilities_and_partial_column_check():
-    from formulations import ladder
+    from formulations.lines import ladder
 
     # the seed's example: clue [2, 1] on 5 cells has three fills
     assert ladder.line_possibilities([2, 1], 5) == [(1, 1, 0, 1, 0), (1, 1, 0, 0, 1), (0, 1, 1, 0, 1)]
@@ -199,18 +202,18 @@ def test_ladder_line_possibilities_and_partial_column_check():
 
 @pytest.mark.parametrize("rung", ["cell", "row", "propagate"])
 def test_ladder_rungs_solve_prove_and_give_up(rung):
-    from formulations import ladder
+    from formulations.lines import ladder
 
     for name in ("heart5", "cross5", "arrow5", "two_solutions4"):
         puzzle = read_puzzle(ROOT / "puzzles" / f"{name}.txt")
         res = ladder.solve(puzzle, rung, time_limit=30)
-        assert res.status == "solved" and check_grid(puzzle, res.grid) == []
+        assert res.status is Status.SOLVED and check_grid(puzzle, res.grid) == []
     res = ladder.solve(read_puzzle(ROOT / "puzzles" / "impossible3.txt"), rung, time_limit=30)
-    assert res.status == "infeasible" and res.grid is None
+    assert res.status is Status.INFEASIBLE and res.grid is None
     # seed 000: cell backtracking cannot finish a 10x10 in its budget; the others can
     house = read_puzzle(ROOT / "puzzles" / "house10.txt")
     res = ladder.solve(house, rung, time_limit=0.3)
     if rung == "cell":
-        assert res.status == "unknown" and res.grid is None and res.nodes > 1000
+        assert res.status is Status.UNKNOWN and res.grid is None and res.nodes > 1000
     else:
-        assert res.status == "solved" and check_grid(house, res.grid) == []
+        assert res.status is Status.SOLVED and check_grid(house, res.grid) == []

@@ -11,9 +11,10 @@ import pytest
 
 import backends
 from formulations.puzzle import check_grid, puzzle_from_grid
-from formulations.readers import read_puzzle
+from formulations.io import read_puzzle
 from formulations.results import Status
 from formulations.solving import solve_puzzle
+from formulations.testing import conformance
 
 PUZZLES = Path(__file__).resolve().parents[1] / "puzzles"
 INSTALLED = backends.available_backends()
@@ -93,3 +94,47 @@ def test_annealers_solve_cat15_with_a_fixed_seed(backend, use_x):
     assert r.status is Status.SOLVED, r.message
     assert check_grid(puzzle, r.grid) == []
     assert r.energy == 0
+
+
+# -- the shipped conformance kit, over every installed backend and a ladder rung ---------------
+
+KIT_BACKENDS = INSTALLED + ["ladder:propagate"]
+
+
+@pytest.mark.parametrize("check", list(conformance.CHECKS))
+@pytest.mark.parametrize("backend", KIT_BACKENDS)
+def test_conformance_kit(backend, check):
+    conformance.run(check, backend)
+
+
+def test_the_kit_catches_a_backend_that_breaks_the_contract():
+    # A user's own backend that ignores its time limit and calls a solvable puzzle infeasible:
+    # the kit must say so, not pass it.
+    import time as _time
+
+    from backends.base import Backend
+    from formulations.results import RawAnswer
+
+    def slow_and_wrong(nm, *, time_limit=None, seed=None, unique=False):
+        if time_limit is not None and time_limit <= conformance.TIME_LIMIT_S:
+            _time.sleep(time_limit + 1.5)  # overruns the short limits the kit sets
+        return RawAnswer(Status.INFEASIBLE)
+
+    bad = Backend("slow-and-wrong", "a broken backend", slow_and_wrong)
+    report = conformance.check_backend(bad)
+    assert "called a solvable puzzle infeasible" in report["answer_shape"]
+    assert "allowed" in report["time_limit_held"]
+    assert report["liar_caught"] is None  # verification still catches its lies
+    assert "accepted" not in (report["bad_options_refused"] or "")
+
+
+def test_the_kit_puzzles_are_what_they_claim():
+    from formulations.lines import fixed_point, solve_lines
+    from formulations.model import build_model
+
+    assert solve_lines(conformance.impossible_12(), time_limit=30).status is Status.INFEASIBLE
+    assert fixed_point(conformance.impossible_12()).unknown == 65
+    assert solve_lines(conformance.impossible_tiny()).status is Status.INFEASIBLE
+    assert len(solve_lines(conformance.two_solutions(), max_solutions=3).solutions) == 2
+    assert build_model(conformance.fixed_by_clues(), use_x=False).model.num_variables == 0
+    assert build_model(conformance.constant_contradiction(), use_x=False).model.num_variables == 0

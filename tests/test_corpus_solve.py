@@ -9,7 +9,7 @@ import random
 import pytest
 
 from formulations.puzzle import check_grid
-from formulations.readers import iter_janko, read_puzzle_with_goal
+from formulations.io import iter_janko, read_puzzle_with_goal
 from formulations.results import Status
 from formulations.solving import solve_puzzle
 
@@ -43,7 +43,7 @@ def test_janko_sample_matches_published_solutions(corpus_dir):
 
 
 def test_nin_and_xml_samples_solve(corpus_dir):
-    from formulations.readers import read_puzzle
+    from formulations.io import read_puzzle
     for rel in ("jacop-nonogramRepository/data000.nin", "jacop-nonogramRepository/data010.nin",
                 "wolter-survey-xml/webpbn-00803.xml"):
         path = corpus_dir / rel

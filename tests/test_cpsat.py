@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from formulations.builder import build_model
+from formulations.model import build_model
 from formulations.model import Model, Sense
 from formulations.puzzle import check_grid, puzzle_from_grid
-from formulations.readers import read_puzzle
+from formulations.io import read_puzzle
 from formulations.results import Status
 from formulations.solving import solve_puzzle
 
@@ -94,7 +94,7 @@ def test_uniqueness_verdicts_agree_between_methods(workers, unique_by, use_x):
         else:
             assert r.unique in (True, False)
         if r.unique is False:
-            second = r.info["second_grid"]
+            second = r.second_grid
             assert second != r.grid and check_grid(puzzle, second) == []
 
 

@@ -7,11 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from formulations.linesolver import (Engine, FixStatus, UNKNOWN, fixed_point, line_starts,
-                                     settle_line)
+from formulations.lines import UNKNOWN, Engine, fixed_point, line_starts, settle_line, solve_lines
 from formulations.puzzle import Block, Puzzle, check_grid, line_runs, make_clue, puzzle_from_grid
 from formulations.results import Status
-from formulations.search import SearchStatus, solve_lines
 from formulations.solving import solve_puzzle
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,7 +109,7 @@ def test_colour_blocks_may_touch():
 
 def test_cat15_fixed_point_is_partial_with_eight_unknown_cells():
     fp = fixed_point(Puzzle.from_clues(CAT_ROWS, CAT_COLS))
-    assert fp.status is FixStatus.PARTIAL
+    assert fp.status is Status.UNKNOWN
     assert fp.unknown == 8
     assert fp.grid is None
     known = fp.known_grid
@@ -121,9 +119,9 @@ def test_cat15_fixed_point_is_partial_with_eight_unknown_cells():
 def test_statuses_solved_and_contradiction():
     grid = ((1, 1, 1), (1, 0, 0), (1, 1, 0))
     fp = fixed_point(puzzle_from_grid(grid))
-    assert fp.status is FixStatus.SOLVED and fp.grid == grid
+    assert fp.status is Status.SOLVED and fp.grid == grid
     bad = Puzzle.from_clues([[2], []], [[2], []])  # row 0 fills column 1, whose clue is empty
-    assert fixed_point(bad).status is FixStatus.CONTRADICTION
+    assert fixed_point(bad).status is Status.INFEASIBLE
 
 
 def test_recorded_steps_replay_to_the_fixed_point():
@@ -150,10 +148,10 @@ def test_fixed_point_is_sound_on_random_puzzles(ncol):
         fp = fixed_point(p)
         if not sols:
             continue  # line solving may or may not see it; search must (tested below)
-        assert fp.status is not FixStatus.CONTRADICTION
+        assert fp.status is not Status.INFEASIBLE
         for g in sols:  # every solution survives in the domains
             assert all(fp.domains[i][j] >> g[i][j] & 1 for i in range(p.height) for j in range(p.width))
-        if fp.status is FixStatus.SOLVED:
+        if fp.status is Status.SOLVED:
             assert sols == {fp.grid}
 
 
@@ -182,9 +180,9 @@ def test_search_matches_brute_force(probing, ncol):
         r = solve_lines(p, max_solutions=2, probing=probing)
         assert set(r.solutions) <= sols
         if not sols:
-            assert r.status is SearchStatus.INFEASIBLE and r.exhausted
+            assert r.status is Status.INFEASIBLE and r.exhausted
         elif len(sols) == 1:
-            assert r.status is SearchStatus.SOLVED and r.exhausted and len(r.solutions) == 1
+            assert r.status is Status.SOLVED and r.exhausted and len(r.solutions) == 1
         else:
             assert len(r.solutions) == 2 and not r.exhausted
         kinds.add(min(len(sols), 2))
@@ -194,7 +192,7 @@ def test_search_matches_brute_force(probing, ncol):
 def test_tiny_time_slices_lose_nothing(monkeypatch):
     # the probing and the cheap search alternate in slices; a node cut off by the end of a slice
     # goes back on the stack, so even absurdly short slices must give the same answers
-    import formulations.search as search
+    import formulations.lines.search as search
 
     monkeypatch.setattr(search, "FIRST_SLICE", 1e-5)
     rng = random.Random(3)
@@ -212,11 +210,11 @@ def test_n_dom_puzzle_solved_by_the_cheap_search(corpus_dir):
     path = corpus_dir / "minizinc-benchmarks-nonogram" / "converted-non" / "dom_08.non"
     if not path.exists():
         pytest.skip("dom_08 absent")
-    from formulations.readers import read_puzzle
+    from formulations.io import read_puzzle
 
     p = read_puzzle(path)
     r = solve_lines(p, time_limit=30)
-    assert r.status is SearchStatus.SOLVED and not check_grid(p, r.solutions[0])
+    assert r.status is Status.SOLVED and not check_grid(p, r.solutions[0])
 
 
 def test_probe_limit_still_complete():
@@ -230,7 +228,7 @@ def test_probe_limit_still_complete():
 def test_zero_time_limit_gives_unknown_not_infeasible():
     # the cat needs one guess after the fixed point, and no probe is allowed
     r = solve_lines(Puzzle.from_clues(CAT_ROWS, CAT_COLS), time_limit=0.0)
-    assert r.status is SearchStatus.UNKNOWN and r.timed_out and not r.solutions
+    assert r.status is Status.UNKNOWN and r.timed_out and not r.solutions
 
 
 # -- the backend through the common verification path --------------------------------------------
@@ -247,7 +245,7 @@ def test_lines_backend_cat15_unique():
 def test_lines_backend_multiple_and_infeasible(use_x):
     two = Puzzle.from_clues([[1], [1]], [[1], [1]])
     res = solve_puzzle(two, "lines", unique=True, use_x=use_x)
-    assert res.status is Status.SOLVED and res.unique is False and "second_grid" in res.info
+    assert res.status is Status.SOLVED and res.unique is False and res.second_grid is not None
     bad = Puzzle.from_clues([[2], []], [[2], []])
     assert solve_puzzle(bad, "lines", use_x=use_x).status is Status.INFEASIBLE
     assert solve_puzzle(two, "lines", time_limit=0.0).status is Status.UNKNOWN
@@ -262,14 +260,14 @@ def test_lines_backend_colour_puzzle():
 
 
 def test_janko_sample_needing_search(corpus_dir):
-    from formulations.readers import iter_janko
+    from formulations.io import iter_janko
 
     path = corpus_dir / "puzzlekit-dataset-janko" / "Nonogram_dataset.json"
     if not path.exists():
         pytest.skip("janko dataset absent")
     done = 0
     for key, p, goal in iter_janko(path):
-        if goal is None or p.height > 15 or fixed_point(p).status is FixStatus.SOLVED:
+        if goal is None or p.height > 15 or fixed_point(p).status is Status.SOLVED:
             continue
         r = solve_lines(p, max_solutions=2)
         assert r.solutions == (goal,) and r.exhausted, key

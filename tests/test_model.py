@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from formulations.builder import build_model
+from formulations.model import build_model
 from formulations.model import Model, Sense
 from formulations.puzzle import Puzzle, check_grid, puzzle_from_grid
 

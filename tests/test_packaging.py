@@ -10,8 +10,8 @@ HEAVY = ("ortools", "dimod", "dwave", "pyqbpp", "matplotlib", "distributed")
 
 
 def test_importing_the_package_and_registry_loads_no_solver():
-    code = ("import sys, formulations.solve, formulations.solving, formulations.readers, "
-            "formulations.builder, formulations.presolve, formulations.compare, backends\n"
+    code = ("import sys, formulations.solve, formulations.solving, formulations.io, "
+            "formulations.model, formulations.model.presolve, formulations.compare, backends\n"
             "backends.all_backends()\n"
             f"print([m for m in sys.modules if m.split('.')[0] in {HEAVY!r}])")
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from formulations.builder import build_model
+from formulations.model import build_model
 from formulations.model import LinExpr, Model, Sense
-from formulations.penalty import (DEFAULT_WEIGHTS, FAMILIES, check_weights, export_bqm, lower,
+from formulations.model.penalty import (DEFAULT_WEIGHTS, FAMILIES, check_weights, export_bqm, lower,
                                   penalty_terms, to_bqm)
 from formulations.puzzle import Puzzle, check_grid, grid_from_strings, puzzle_from_grid
 

@@ -7,9 +7,9 @@ import random
 import numpy as np
 import pytest
 
-from formulations.builder import build_model
-from formulations.linesolver import FixStatus
-from formulations.presolve import presolve
+from formulations.model import build_model
+
+from formulations.model.presolve import presolve
 from formulations.puzzle import Puzzle, check_grid, line_runs, puzzle_from_grid
 from formulations.results import Status
 from formulations.solving import solve_puzzle
@@ -79,7 +79,7 @@ def random_puzzles(seed: int, count: int, ncol: int = 1):
 def test_cat15_variable_counts(use_x, after):
     nm = build_model(Puzzle.from_clues(CAT_ROWS, CAT_COLS), use_x=use_x)
     pre = presolve(nm)
-    assert pre.status is FixStatus.PARTIAL
+    assert pre.status is Status.UNKNOWN
     assert pre.variables_before == nm.model.num_variables
     assert pre.variables_after == after
     # every kept constraint still mentions a free variable; the labels are the original ones
@@ -122,7 +122,7 @@ def test_presolve_keeps_the_solution_set(use_x, ncol):
             got = cpsat_solutions(pre)
         assert got == want  # and none gained
     assert kinds == {0, 1, 2}
-    assert FixStatus.PARTIAL in statuses and FixStatus.SOLVED in statuses
+    assert Status.UNKNOWN in statuses and Status.SOLVED in statuses
 
 
 @pytest.mark.parametrize("use_x", [True, False])
@@ -133,8 +133,8 @@ def test_presolve_with_and_without_agree_through_cpsat(use_x):
         b = solve_puzzle(p, "cpsat", use_x=use_x, unique=True, presolve=True)
         assert a.status is b.status
         assert a.unique == b.unique
-        assert b.info["variables_before"] == a.variables
-        assert b.info["variables_after"] <= a.variables
+        assert b.presolve.variables_before == a.variables
+        assert b.presolve.variables_after <= a.variables
         if b.solved:
             assert not check_grid(p, b.grid)
 
@@ -144,8 +144,8 @@ def test_fully_decided_puzzle_skips_the_backend():
     grid = ((1, 1, 1), (1, 0, 0), (1, 1, 0))
     res = solve_puzzle(puzzle_from_grid(grid), "cpsat", presolve=True, unique=True)
     assert res.status is Status.SOLVED and res.grid == grid and res.unique is True
-    assert res.info["presolve_solved"] is True
-    assert res.info["variables_after"] == 0 and res.info["variables_before"] > 0
+    assert res.presolve.solved is True
+    assert res.presolve.variables_after == 0 and res.presolve.variables_before > 0
     assert "cpsat_status" not in res.info  # the backend never ran
     d = res.to_dict()
     assert d["variables_before"] > 0 and d["variables_after"] == 0
@@ -156,20 +156,20 @@ def test_contradiction_found_by_presolve_is_infeasible_without_backend():
     bad = Puzzle.from_clues([[2], []], [[2], []])
     res = solve_puzzle(bad, "cpsat", presolve=True)
     assert res.status is Status.INFEASIBLE
-    assert res.info["presolve_status"] == "contradiction" and "cpsat_status" not in res.info
+    assert res.presolve.status is Status.INFEASIBLE and "cpsat_status" not in res.info
 
 
 def test_presolved_model_runs_on_the_lines_backend():
     res = solve_puzzle(Puzzle.from_clues(CAT_ROWS, CAT_COLS), "lines", presolve=True, unique=True,
                        use_x=False)
     assert res.status is Status.SOLVED and res.unique is True
-    assert res.info["variables_after"] == 8 and res.variables == 8
+    assert res.presolve.variables_after == 8 and res.variables == 8
 
 
 def test_blocking_variables_are_free_and_decide_the_grid():
     nm = build_model(Puzzle.from_clues([[1], [1]], [[1], [1]]))  # two solutions, nothing decided
     pre = presolve(nm)
-    assert pre.status is FixStatus.PARTIAL
+    assert pre.status is Status.UNKNOWN
     block = pre.blocking_variables()
     assert block and all(0 <= v < pre.model.num_variables for v in block)
     sols = model_solutions(pre)

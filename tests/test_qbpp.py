@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from formulations.builder import build_model
+from formulations.model import build_model
 from formulations.model import Sense
 from formulations.puzzle import Puzzle, check_grid, puzzle_from_grid
 from formulations.results import BackendError, Status
@@ -34,7 +34,7 @@ INFEASIBLE = Puzzle.from_clues([[2], [0]], [[2], [0]])
 
 
 def _read(path: Path) -> Puzzle:
-    from formulations.readers import read_puzzle
+    from formulations.io import read_puzzle
     return read_puzzle(path)
 
 
@@ -79,7 +79,7 @@ def test_two_solves_in_one_process_exceed_one_budget_together():
 
 
 def test_energies_agree_with_the_shared_penalty_lowering():
-    from formulations.penalty import lower
+    from formulations.model.penalty import lower
 
     rng = np.random.default_rng(7)
     cases = [(_read(HEART), True, None), (_random_puzzle(11), True, {"monotone": 3, "order": 1.5}),
@@ -161,7 +161,7 @@ def test_a_crashing_worker_becomes_an_error_result():
     payload, _ = model_payload(nm.model, {"monotone": 2.0, "order": 2.0, "link": 1.0})
     reply, problem = run_worker({"op": "solve", "solver": "easy", **payload,
                                  "params": {"no_such_keyword": 1}}, timeout=60)
-    assert reply is None and problem.startswith("pyqbpp worker died (SIGABRT)")
+    assert reply is None and problem.startswith("pyqbpp worker died (signal SIGABRT)")
     assert "no_such_keyword" in problem
     raw = failure_answer(problem)
     assert raw.status is Status.ERROR and not raw.assignments
@@ -219,7 +219,7 @@ def test_cat15_solves_with_presolve():
 
 
 def test_cat15_fits_after_presolve():
-    presolve = pytest.importorskip("formulations.presolve").presolve
+    presolve = pytest.importorskip("formulations.model.presolve").presolve
     from formulations.solving import verify
 
     puzzle = _read(CAT)

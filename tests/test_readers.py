@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from formulations.puzzle import Block, Puzzle, PuzzleError, check_grid, puzzle_from_grid
-from formulations.readers import (
+from formulations.io import (
     FORMATS, detect_format, iter_janko, parse_puzzle, parse_puzzle_with_goal, read_goal,
     read_puzzle, read_puzzle_with_goal, read_puzzles,
 )
-from formulations.writers import write_non, write_text
+from formulations.io.writers import write_non, write_text
 
 
 def bw(rows, cols, name=""):

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from formulations.readers import read_puzzle
-from formulations.render import colour_chars, legend, render_text, rgb, save_png
+from formulations.io import read_puzzle
+from formulations.show.png import save_png
+from formulations.show.text import colour_chars, legend, render_text, rgb
 from formulations.solving import solve_puzzle
 
 ROOT = Path(__file__).resolve().parents[1]

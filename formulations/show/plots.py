@@ -1,4 +1,4 @@
-"""Plots of comparison rows (``formulations.compare``): each function returns a matplotlib
+"""Plots of comparison rows (:mod:`formulations.harness`): each function returns a matplotlib
 ``Figure`` built without pyplot (no GUI, no global state, safe in worker threads), and
 :func:`save` writes it as PNG. matplotlib is imported only when a plot is made.
 """
@@ -49,8 +49,13 @@ def show(fig, dpi: int = 90) -> None:
 
 
 def _variant(row: Row) -> str:
-    from .compare import variant_label
+    from ..harness.records import variant_label
     return variant_label(row)
+
+
+def decided(row: Row) -> bool:
+    """A verdict: a verified grid, or infeasibility proven by a complete backend."""
+    return bool(row.get("verified")) or row.get("status") == "infeasible"
 
 
 def _style(k: int) -> dict:
@@ -60,9 +65,9 @@ def _style(k: int) -> dict:
 # -- time against size -------------------------------------------------------------------------
 
 def time_vs_size(rows: Iterable[Row], metric: str = "time_s", title: str | None = None):
-    """Per backend variant: each solved run's time (points) and the median per puzzle size
-    (line) against the number of cells, log scale; runs without a verified grid are crosses
-    drawn at their time limit."""
+    """Per backend variant: each decided run's time (points: a verified grid, or a proof that
+    there is none) and the median per puzzle size (line) against the number of cells, log
+    scale; undecided runs are crosses drawn at their time limit."""
     rows = list(rows)
     fig = figure()
     ax = fig.add_subplot()
@@ -71,15 +76,15 @@ def time_vs_size(rows: Iterable[Row], metric: str = "time_s", title: str | None 
         groups[_variant(r)].append(r)
     for k, (name, rs) in enumerate(sorted(groups.items())):
         st = _style(k)
-        ok = [r for r in rs if r["verified"] and r.get(metric) is not None]
+        ok = [r for r in rs if decided(r) and r.get(metric) is not None]
         ax.scatter([r["cells"] for r in ok], [max(r[metric], 1e-6) for r in ok], s=14, alpha=0.35,
                    color=st["color"], marker=st["marker"])
         by_size: dict[int, list[float]] = defaultdict(list)
         for r in ok:
             by_size[r["cells"]].append(max(r[metric], 1e-6))
         xs = sorted(by_size)
-        failed = [r for r in rs if not r["verified"]]
-        label = name + (f" ({len(failed)} unsolved)" if failed else "")
+        failed = [r for r in rs if not decided(r)]
+        label = name + (f" ({len(failed)} undecided)" if failed else "")
         ax.plot(xs, [statistics.median(by_size[x]) for x in xs], label=label, **st)
         if failed:
             ax.scatter([r["cells"] for r in failed],
@@ -183,9 +188,19 @@ def energy_histogram(data: Iterable[Row] | Mapping[str, Sequence[float]], title:
 # -- grids -------------------------------------------------------------------------------------
 
 def parse_grid(text: str) -> list[list[int]]:
-    """A row's ``grid`` field ("/"-joined lines of ``.``/``#``/digits) as cell colours."""
-    return [[0 if ch == "." else 1 if ch == "#" else int(ch) for ch in line]
-            for line in text.split("/") if line]
+    """A row's ``grid`` field ("/"-joined lines, one character per cell as
+    :func:`formulations.puzzle.grid_to_strings` writes them) as cell colours."""
+    from ..puzzle import grid_from_cells
+
+    return [list(row) for row in grid_from_cells([line for line in text.split("/") if line])]
+
+
+def row_palette(row: Row) -> list[tuple[int, str, str]] | None:
+    """The palette a comparison row carries (colour puzzles), as ``(index, name, "#rrggbb")``."""
+    text = row.get("palette") or ""
+    if not text:
+        return None
+    return [(int(k), "", v) for k, v in json.loads(text).items()]
 
 
 def draw_grid(ax, grid: Sequence[Sequence[int]], title: str = "",
@@ -231,7 +246,8 @@ def solved_grids(rows: Iterable[Row], ncols: int = 4, size: float = 2.4):
         ax.set_axis_off()
     for ax, r in zip(axes.flat, items):
         ax.set_axis_on()
-        draw_grid(ax, parse_grid(r["grid"]), f"{r['puzzle']} ({r['size']}, {r['backend']})")
+        draw_grid(ax, parse_grid(r["grid"]), f"{r['puzzle']} ({r['size']}, {r['backend']})",
+                  palette=row_palette(r))
     if not items:
         axes.flat[0].text(0.5, 0.5, "no solved grid", ha="center", va="center")
     return fig

@@ -1,6 +1,6 @@
 """Presolve: fix in the model whatever line solving decides, for every backend alike.
 
-The fixed point of :mod:`formulations.linesolver` gives each cell a domain and each block of
+The fixed point of :mod:`formulations.lines.engine` gives each cell a domain and each block of
 each line the set of start positions some valid placement uses. Those fix
 
 * ``x[i,j,c]`` to 1 when cell (i, j) is known to be ``c``, to 0 when ``c`` is ruled out, and
@@ -22,10 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from .builder import NonogramModel
-from .linesolver import FixedPoint, FixStatus, fixed_point, line_starts
-from .model import LinExpr, Model, Sense
-from .puzzle import Grid
+from ..lines.engine import FixedPoint, fixed_point
+from ..lines.settle import line_starts
+from ..puzzle import Grid
+from ..results import PresolveStats, Status
+from .linear import LinExpr, Model, Sense
+from .order import NonogramModel
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,16 +50,16 @@ class Presolved:
         return self.original.use_x
 
     @property
-    def status(self) -> FixStatus:
+    def status(self) -> Status:
         return self.fixed.status
 
     @property
     def solved(self) -> bool:
-        return self.fixed.status is FixStatus.SOLVED
+        return self.fixed.status is Status.SOLVED
 
     @property
     def infeasible(self) -> bool:
-        return self.fixed.status is FixStatus.CONTRADICTION
+        return self.fixed.status is Status.INFEASIBLE
 
     @property
     def grid(self) -> Grid | None:
@@ -96,10 +98,10 @@ class Presolved:
         back = {v: r for r, v in enumerate(self.free)}
         return [back[v] for v in self.original.blocking_variables() if v in back]
 
-    def info(self) -> dict[str, Any]:
-        return {"variables_before": self.variables_before, "variables_after": self.variables_after,
-                "presolve_status": self.status.value, "presolve_unknown_cells": self.fixed.unknown,
-                "presolve_solved": self.solved}
+    def stats(self, seconds: float) -> PresolveStats:
+        """The figures a result reports, with the time presolve took."""
+        return PresolveStats(self.variables_before, self.variables_after, self.status,
+                             self.fixed.unknown, seconds)
 
 
 def fixed_values(nm: NonogramModel, fp: FixedPoint) -> dict[int, int]:
@@ -152,7 +154,7 @@ def presolve(nm: NonogramModel) -> Presolved:
     fp = fixed_point(nm.puzzle)
     n = nm.model.num_variables
     values = np.zeros(n, dtype=np.int8)
-    if fp.status is FixStatus.CONTRADICTION:
+    if fp.status is Status.INFEASIBLE:
         return Presolved(nm, fp, _contradiction_model(), (), values, {})
     fixed = fixed_values(nm, fp)
     for v, val in fixed.items():

@@ -16,8 +16,8 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from .model import Model, Sense
-from .puzzle import BACKGROUND, Clue, Grid, Puzzle, gaps, line_runs
+from ..puzzle import BACKGROUND, Clue, Grid, Puzzle, gaps, line_runs
+from .linear import Model, Sense
 
 ROW, COL = "row", "col"
 Term = tuple[int, int]  # (variable index, coefficient)

@@ -8,8 +8,8 @@ from __future__ import annotations
 import html
 import re
 
+from ..puzzle import BLACK, Block, Grid, Puzzle, PuzzleError
 from .colours import distinct_rgb
-from .puzzle import BLACK, Block, Grid, Puzzle, PuzzleError
 
 # .non colour letters: colour index k >= 2 is written as letter chr(ord("a") + k - 2); black (1)
 # carries no letter. The reader uses the same rule, so indices survive a round trip.

@@ -1,297 +1,28 @@
-"""Line solving (seed 003's Settle) and its fixed point over rows and columns (FullSettle).
+"""The board and its fixed point over rows and columns (seed 003's FullSettle).
 
 Every cell has a domain: a bit set over colours, bit ``c`` set while colour ``c`` is still
-possible (bit 0 is the background), exactly as in seed 003. Inside the solver the same
-information is stored transposed, one *position* bit set per line and colour (bit ``j`` of a
-row's colour-``c`` mask says cell ``j`` of that row may still be ``c``), so that a whole line is
-settled with a few integer operations per block instead of a loop per cell:
+possible (bit 0 is the background), exactly as in seed 003. Inside the engine the same
+information is stored transposed, one position bit set per line and colour, so that each line is
+settled by :mod:`formulations.lines.settle` in a few integer operations per block.
 
-* forward: the set of start positions of block ``k`` that leave a consistent prefix, built from
-  the previous block's end positions by a carry trick that extends them over runs of cells that
-  may be background (``((W + (E & W)) ^ W) | E``); "the block fits at ``s``" is a shifted AND of
-  the colour mask, so a placement check is O(1) per block rather than O(length);
-* backward: the same from the right (a Kogge-Stone scan, since carries only run one way),
-  intersected with the forward sets, which leaves exactly the starts used by some valid
-  placement;
-* the cells each block may cover and the cells that may be background are then unions of
-  shifted copies of those sets.
-
-That is the O(n * k) dynamic programme of seed 003 with bit-parallel positions. The fixed point
-is driven by a queue of lines whose cells changed, detects contradictions at the line and at the
-cell level, can record its progress line update by line update, and tells solved, partial and
-contradiction apart.
+The fixed point is driven by a queue of lines whose cells changed, detects contradictions at the
+line and at the cell level, can record its progress line update by line update, and ends solved
+(every cell decided), unknown (cells still open) or infeasible (a contradiction): the package's
+one :class:`~formulations.results.Status`.
 """
 from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from enum import Enum
 from typing import Iterable, Sequence
 
-from .puzzle import BACKGROUND, Clue, Grid, Puzzle
-
-LineSpec = tuple[int, tuple[int, ...], tuple[int, ...], tuple[bool, ...]]
-"""(length, block lengths, block colour indices, gap-after-block flags) of one line."""
+from ..puzzle import Grid, Puzzle
+from ..results import Status
+from .settle import LineSpec, colour_table, from_masks, line_spec, settle_bw, settle_masks
 
 UNKNOWN = -1
+"""A cell not decided yet, in partial grids."""
 
-
-class FixStatus(Enum):
-    SOLVED = "solved"                 # every cell has one colour, and every line fits its clue
-    PARTIAL = "partial"               # fixed point reached with cells still undecided
-    CONTRADICTION = "contradiction"   # some line (or cell) has no value left: no solution
-
-
-# -- one line ------------------------------------------------------------------------------------
-
-def _fit(mask: int, length: int) -> int:
-    """Positions ``s`` with cells ``s .. s+length-1`` all in ``mask`` (doubling AND)."""
-    r, cover = mask, 1
-    while cover * 2 <= length:
-        r &= r >> cover
-        cover *= 2
-    if length > cover:
-        r &= r >> (length - cover)
-    return r
-
-
-def _smear(starts: int, length: int) -> int:
-    """Cells covered by a block of ``length`` starting at any position in ``starts``."""
-    r, cover = starts, 1
-    while cover * 2 <= length:
-        r |= r << cover
-        cover *= 2
-    if length > cover:
-        r |= r << (length - cover)
-    return r
-
-
-def _valid_starts(n: int, lens: Sequence[int], cidx: Sequence[int], gaps: Sequence[bool],
-                  masks: Sequence[int]):
-    """Forward/backward pass; returns (valid starts per block, forward F, backward B) or None.
-
-    Positions run 0..n (position ``p`` is the boundary before cell ``p``). ``F[k]``: positions
-    ``p`` such that blocks ``0..k-1`` fit in cells ``[0, p)``; ``B[k]``: positions ``p`` such
-    that blocks ``k..`` fit in ``[p, n)`` with block ``k`` at a start valid on both sides.
-    """
-    W = masks[0]
-    m = len(lens)
-    fits = []
-    seen: dict[tuple[int, int], int] = {}
-    for k in range(m):
-        key = (lens[k], cidx[k])
-        f = seen.get(key)
-        if f is None:
-            f = seen[key] = _fit(masks[cidx[k]], lens[k])
-        fits.append(f)
-    # forward: S[k] = starts of block k with a consistent prefix
-    F = [0] * (m + 1)
-    S = [0] * m
-    e = 1
-    fk = ((W + (e & W)) ^ W) | e
-    F[0] = starts = fk
-    for k in range(m):
-        s = starts & fits[k]
-        if not s:
-            return None
-        S[k] = s
-        e = s << lens[k]
-        fk = ((W + (e & W)) ^ W) | e
-        F[k + 1] = fk
-        starts = ((fk & W) << 1) if (k < m - 1 and gaps[k]) else fk
-    if not (F[m] >> n) & 1:
-        return None
-    # backward, Kogge-Stone over runs of cells that may be background
-    levels = []
-    g, sh = W, 1
-    while g and sh <= n:
-        levels.append((sh, g))
-        g &= g >> sh
-        sh <<= 1
-
-    def down(x: int) -> int:
-        for step, gl in levels:
-            x |= (x >> step) & gl
-        return x
-
-    B = [0] * (m + 1)
-    V = [0] * m
-    ends = B[m] = down(1 << n)
-    for k in range(m - 1, -1, -1):
-        v = (ends >> lens[k]) & S[k]
-        if not v:
-            return None
-        V[k] = v
-        bk = B[k] = down(v)
-        if k:
-            ends = ((bk >> 1) & W) if gaps[k - 1] else bk
-    return V, F, B
-
-
-def _settle_bw(n: int, lens: Sequence[int], W: int, K: int) -> tuple[int, int] | None:
-    """:func:`settle_masks` for one colour (``W`` background, ``K`` black), inlined for speed.
-
-    The same passes as ``_valid_starts`` with every gap 1, the backward closure folded into the
-    loop that collects the black cover and the background cells.
-    """
-    full = (1 << n) - 1
-    m = len(lens)
-    if not m:
-        return (full, 0) if W == full else None
-    F = [0] * (m + 1)
-    S = [0] * m
-    f = ((W + (W & 1)) ^ W) | 1
-    F[0] = starts = f
-    k = 0
-    for L in lens:
-        if L == 1:
-            s = starts & K
-        else:
-            r, c = K, 1
-            while c + c <= L:
-                r &= r >> c
-                c += c
-            if L > c:
-                r &= r >> (L - c)
-            s = starts & r
-        if not s:
-            return None
-        S[k] = s
-        e = s << L
-        f = ((W + (e & W)) ^ W) | e
-        k += 1
-        F[k] = f
-        starts = (f & W) << 1
-    if not f >> n & 1:
-        return None
-    x = 1 << n
-    g, sh = W, 1
-    levels = []
-    while g and sh <= n:
-        levels.append((sh, g))
-        x |= (x >> sh) & g
-        g &= g >> sh
-        sh += sh
-    white = f & (x >> 1)
-    black = 0
-    ends = x
-    for k in range(m - 1, -1, -1):
-        L = lens[k]
-        v = (ends >> L) & S[k]
-        if not v:
-            return None
-        if L == 1:
-            black |= v
-        else:
-            r, c = v, 1
-            while c + c <= L:
-                r |= r << c
-                c += c
-            if L > c:
-                r |= r << (L - c)
-            black |= r
-        for sh, g in levels:
-            v |= (v >> sh) & g
-        white |= F[k] & (v >> 1)
-        ends = (v >> 1) & W
-    white &= W
-    if (white | black) != full:
-        return None
-    return (white, black)
-
-
-def settle_masks(spec: LineSpec, masks: Sequence[int]) -> tuple[int, ...] | None:
-    """Narrow one line's per-colour position masks to the union of its valid placements.
-
-    Returns the new masks (same length and order as ``masks``, index 0 = background), or None
-    when no placement fits (a contradiction).
-    """
-    n, lens, cidx, gaps = spec
-    if len(masks) == 2:  # one colour: every block is colour index 1 with a gap after it
-        return _settle_bw(n, lens, masks[0], masks[1])
-    full = (1 << n) - 1
-    ncol = len(masks)
-    if not lens:
-        if masks[0] != full:
-            return None
-        return (full,) + (0,) * (ncol - 1)
-    found = _valid_starts(n, lens, cidx, gaps, masks)
-    if found is None:
-        return None
-    V, F, B = found
-    out = [0] * ncol
-    W = masks[0]
-    white = 0
-    for k in range(len(lens) + 1):
-        white |= F[k] & (B[k] >> 1)
-    out[0] = white & W
-    for k, L in enumerate(lens):
-        out[cidx[k]] |= _smear(V[k], L)
-    union = 0
-    for x in out:
-        union |= x
-    if union != full:  # a cell with no colour left: cannot happen after a fit, checked anyway
-        return None
-    return tuple(out)
-
-
-def _colour_table(puzzle: Puzzle) -> tuple[int, ...]:
-    """Colour ids by colour index: index 0 is the background."""
-    return (BACKGROUND,) + (puzzle.colours or (1,))
-
-
-def _spec(clue: Clue, n: int, cindex: dict[int, int]) -> LineSpec:
-    lens = tuple(b.length for b in clue)
-    cidx = tuple(cindex[b.colour] for b in clue)
-    gaps = tuple(a.colour == b.colour for a, b in zip(clue, clue[1:]))
-    return (n, lens, cidx, gaps)
-
-
-def _to_masks(cells: Sequence[int], colours: Sequence[int]) -> list[int]:
-    masks = [0] * len(colours)
-    for j, dom in enumerate(cells):
-        for ci, c in enumerate(colours):
-            if dom >> c & 1:
-                masks[ci] |= 1 << j
-    return masks
-
-
-def _from_masks(masks: Sequence[int], colours: Sequence[int], n: int) -> tuple[int, ...]:
-    return tuple(sum(1 << c for ci, c in enumerate(colours) if masks[ci] >> j & 1)
-                 for j in range(n))
-
-
-def settle_line(clue: Clue, cells: Sequence[int]) -> tuple[int, ...] | None:
-    """Settle one line given as cell domains (bit ``c`` = colour ``c`` possible).
-
-    Returns the narrowed domains (every colour used by some valid placement that agrees with the
-    domains) or None when no placement agrees. Domains may mention colours the clue lacks.
-    """
-    colours = sorted({BACKGROUND} | {b.colour for b in clue}
-                     | {c for d in cells for c in range(d.bit_length()) if d >> c & 1})
-    cindex = {c: i for i, c in enumerate(colours)}
-    res = settle_masks(_spec(clue, len(cells), cindex), _to_masks(cells, colours))
-    if res is None:
-        return None
-    return _from_masks(res, colours, len(cells))
-
-
-def line_starts(clue: Clue, cells: Sequence[int]) -> list[list[int]] | None:
-    """Per block, the sorted start positions used by some valid placement (None: contradiction)."""
-    colours = sorted({BACKGROUND} | {b.colour for b in clue}
-                     | {c for d in cells for c in range(d.bit_length()) if d >> c & 1})
-    cindex = {c: i for i, c in enumerate(colours)}
-    n, lens, cidx, gaps = _spec(clue, len(cells), cindex)
-    masks = _to_masks(cells, colours)
-    if not lens:
-        return [] if masks[0] == (1 << n) - 1 else None
-    found = _valid_starts(n, lens, cidx, gaps, masks)
-    if found is None:
-        return None
-    return [[p for p in range(n) if v >> p & 1] for v in found[0]]
-
-
-# -- the board and its fixed point ----------------------------------------------------------------
 
 _SPEC_IDS: dict[LineSpec, int] = {}
 _CACHE: dict = {}
@@ -333,11 +64,11 @@ class Engine:
     def __init__(self, puzzle: Puzzle):
         self.puzzle = puzzle
         self.h, self.w = puzzle.height, puzzle.width
-        self.colours = _colour_table(puzzle)
+        self.colours = colour_table(puzzle)
         self.C = len(self.colours)
         self.cindex = {c: i for i, c in enumerate(self.colours)}
-        self.specs: list[LineSpec] = ([_spec(c, self.w, self.cindex) for c in puzzle.rows]
-                                      + [_spec(c, self.h, self.cindex) for c in puzzle.columns])
+        self.specs: list[LineSpec] = ([line_spec(c, self.w, self.cindex) for c in puzzle.rows]
+                                      + [line_spec(c, self.h, self.cindex) for c in puzzle.columns])
         self.nlines = self.h + self.w
         self.sids = [_spec_id(sp) for sp in self.specs]
         self.line_solves = 0
@@ -386,7 +117,7 @@ class Engine:
     def domains(self, state: Sequence[int]) -> tuple[tuple[int, ...], ...]:
         """Cell domains (bit ``c`` set = colour id ``c`` still possible) from a state."""
         C, cols = self.C, self.colours
-        return tuple(_from_masks(state[i * C:(i + 1) * C], cols, self.w) for i in range(self.h))
+        return tuple(from_masks(state[i * C:(i + 1) * C], cols, self.w) for i in range(self.h))
 
     def unknown_mask(self, state: Sequence[int], line: int) -> int:
         """Cells of a line with two or more colours left."""
@@ -521,7 +252,7 @@ class Engine:
             if not inq[lid]:
                 inq[lid] = 1
                 dq.append(lid)
-        settle = _settle_bw
+        settle = settle_bw
         solves = removed = 0
         pop, push = dq.popleft, dq.append
         try:
@@ -594,7 +325,7 @@ class Engine:
 @dataclass(frozen=True)
 class FixedPoint:
     """The outcome of line solving to a fixed point."""
-    status: FixStatus
+    status: Status                         # SOLVED, UNKNOWN (cells left open) or INFEASIBLE
     puzzle: Puzzle
     domains: tuple[tuple[int, ...], ...]   # per cell: bit c set = colour c possible (empty on contradiction)
     steps: tuple[Step, ...] = ()
@@ -608,7 +339,7 @@ class FixedPoint:
     @property
     def grid(self) -> Grid | None:
         """The solution when the fixed point decided every cell."""
-        return self.known_grid if self.status is FixStatus.SOLVED else None
+        return self.known_grid if self.status is Status.SOLVED else None
 
     @property
     def unknown(self) -> int:
@@ -648,6 +379,6 @@ def fixed_point(puzzle: Puzzle, domains: Sequence[Sequence[int]] | None = None, 
     solves = eng.line_solves - before
     if not ok:
         empty = tuple((0,) * puzzle.width for _ in range(puzzle.height))
-        return FixedPoint(FixStatus.CONTRADICTION, puzzle, empty, tuple(steps or ()), solves)
-    status = FixStatus.SOLVED if eng.is_complete(state) else FixStatus.PARTIAL
+        return FixedPoint(Status.INFEASIBLE, puzzle, empty, tuple(steps or ()), solves)
+    status = Status.SOLVED if eng.is_complete(state) else Status.UNKNOWN
     return FixedPoint(status, puzzle, eng.domains(state), tuple(steps or ()), solves)

@@ -22,7 +22,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from .puzzle import Grid, Puzzle, PuzzleError, check_grid
+from ..puzzle import Grid, Puzzle, PuzzleError, check_grid
+from ..results import Status
 
 UNKNOWN, EMPTY, FILLED = -1, 0, 1
 Line = tuple[int, ...]
@@ -38,10 +39,10 @@ class _OutOfTime(Exception):
 
 @dataclass(frozen=True)
 class LadderResult:
-    """One rung on one puzzle: ``status`` is solved, infeasible (tree exhausted) or unknown
+    """One rung on one puzzle: ``status`` is SOLVED, INFEASIBLE (tree exhausted) or UNKNOWN
     (budget spent)."""
     rung: str
-    status: str
+    status: Status
     grid: Grid | None
     nodes: int
     elapsed_s: float
@@ -277,13 +278,13 @@ def solve(puzzle: Puzzle, rung: str, time_limit: float | None = None) -> LadderR
     try:
         grid = SOLVERS[rung](puzzle, clock)
     except _OutOfTime:
-        return LadderResult(rung, "unknown", None, clock.nodes, time.perf_counter() - t0)
+        return LadderResult(rung, Status.UNKNOWN, None, clock.nodes, time.perf_counter() - t0)
     elapsed = time.perf_counter() - t0
     if grid is None:
-        return LadderResult(rung, "infeasible", None, clock.nodes, elapsed)
+        return LadderResult(rung, Status.INFEASIBLE, None, clock.nodes, elapsed)
     if check_grid(puzzle, grid):
         raise AssertionError(f"ladder rung {rung} returned a grid that breaks the clues")
-    return LadderResult(rung, "solved", grid, clock.nodes, elapsed)
+    return LadderResult(rung, Status.SOLVED, grid, clock.nodes, elapsed)
 
 
 def timing_table(datasets: dict[str, Sequence[Puzzle]], rungs: Sequence[str] = RUNGS,
@@ -297,7 +298,7 @@ def timing_table(datasets: dict[str, Sequence[Puzzle]], rungs: Sequence[str] = R
             total = 0.0
             for p in puzzles:
                 res = solve(p, rung, budget_s)
-                if res.status != "solved":
+                if res.status is not Status.SOLVED:
                     total = None
                     break
                 total += res.elapsed_s * 1000

@@ -62,7 +62,7 @@ from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from .model import Model, Sense
+from .linear import Model, Sense
 
 FAMILIES: tuple[str, ...] = ("monotone", "order", "link")
 # Measured on cat15 (table above): structural constraints weigh twice the cell links.
@@ -364,7 +364,7 @@ def export_bqm(nm: Any, path: str | Path, weights: Mapping[str, Any] | None = No
     variables in model order and lists the labels in comments. Bad weights raise BackendError
     (the CLI's exit code 2).
     """
-    from .results import BackendError
+    from ..results import BackendError
 
     try:
         pen = lower(nm, weights)

@@ -22,25 +22,19 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from enum import Enum
 from operator import or_
 
-from .linesolver import Engine
-from .puzzle import Grid, Puzzle
+from ..puzzle import Grid, Puzzle
+from ..results import Status
+from .engine import Engine
 
 State = list[int]
 Node = tuple[State, int]  # a propagated state and its number of colour bits left
 
 
-class SearchStatus(Enum):
-    SOLVED = "solved"          # at least one solution found
-    INFEASIBLE = "infeasible"  # the whole tree was explored without a solution
-    UNKNOWN = "unknown"        # time limit before a solution or a proof
-
-
 @dataclass(frozen=True)
 class SearchResult:
-    status: SearchStatus
+    status: Status              # SOLVED (a solution found), INFEASIBLE (tree exhausted) or UNKNOWN
     solutions: tuple[Grid, ...]
     exhausted: bool             # the tree was explored completely: ``solutions`` are all there are
     nodes: int = 0
@@ -233,7 +227,7 @@ def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1, time_limit: float | N
     cheap = _Search(eng, solutions, limit, False, 0) if probing else None
     searches = [s for s in (main, cheap) if s is not None]
 
-    def result(status: SearchStatus, exhausted: bool, timed_out: bool, root_unknown: int):
+    def result(status: Status, exhausted: bool, timed_out: bool, root_unknown: int):
         return SearchResult(status, tuple(solutions), exhausted,
                             sum(s.nodes for s in searches), sum(s.probes for s in searches),
                             eng.line_solves, max(s.max_depth for s in searches), root_unknown,
@@ -241,7 +235,7 @@ def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1, time_limit: float | N
 
     root = eng.initial_state()
     if not eng.propagate(root, eng.initial_lines()):
-        return result(SearchStatus.INFEASIBLE, True, False, 0)
+        return result(Status.INFEASIBLE, True, False, 0)
     root_unknown = eng.unknown_count(root)
     for s in searches:
         s.start(root.copy())
@@ -262,9 +256,9 @@ def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1, time_limit: float | N
     exhausted = outcome == "exhausted"
     timed_out = outcome == "paused"
     if solutions:
-        status = SearchStatus.SOLVED
+        status = Status.SOLVED
     elif exhausted:
-        status = SearchStatus.INFEASIBLE
+        status = Status.INFEASIBLE
     else:
-        status = SearchStatus.UNKNOWN
+        status = Status.UNKNOWN
     return result(status, exhausted, timed_out, root_unknown)

@@ -1,0 +1,206 @@
+"""What a comparison runs: puzzles (with the names shown in tables), backend variants, and the
+jobs planned from them, each with a key that a results file can be resumed by."""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from ..options import MODEL_SWITCHES, route
+from ..puzzle import Puzzle, PuzzleError
+from ..results import BackendError
+
+PUZZLE_SUFFIXES = (".txt", ".non", ".xml", ".pbn", ".nin", ".toml")  # directory scans (not janko .json)
+
+
+@dataclass(frozen=True)
+class PuzzleRef:
+    """A puzzle with the name shown in tables, where it came from and a digest of its clues."""
+    name: str
+    source: str
+    puzzle: Puzzle
+
+    @property
+    def digest(self) -> str:
+        clues = [[[b.length, b.colour] for b in c] for c in (self.puzzle.rows + self.puzzle.columns)]
+        text = json.dumps([self.puzzle.height, self.puzzle.width, clues], separators=(",", ":"))
+        return hashlib.sha1(text.encode()).hexdigest()[:12]
+
+
+def load_puzzles(specs: Iterable[str | Path | Puzzle | PuzzleRef],
+                 warn: Callable[[str], None] | None = None) -> list[PuzzleRef]:
+    """Puzzles from files, directories (searched recursively), ``FILE::KEY`` (one puzzle of a
+    janko JSON file, or ``FILE::N`` the N-th of a multi-puzzle file) or Puzzle objects.
+
+    A bad file met while scanning a directory is reported through ``warn`` and skipped; a bad
+    file named directly raises PuzzleError."""
+    from ..io import read_puzzles
+
+    out: list[PuzzleRef] = []
+    for k, spec in enumerate(specs):
+        if isinstance(spec, PuzzleRef):
+            out.append(spec)
+            continue
+        if isinstance(spec, Puzzle):
+            out.append(PuzzleRef(spec.name or f"puzzle{k}", "<memory>", spec))
+            continue
+        text = str(spec)
+        path, _, key = text.partition("::")
+        p = Path(path)
+        if key:
+            out.append(select_puzzle(p, key))
+            continue
+        if p.is_dir():
+            for f in sorted(q for q in p.rglob("*") if q.is_file()
+                            and q.suffix.lower() in PUZZLE_SUFFIXES):
+                try:
+                    out.extend(_file_refs(f, read_puzzles(f)))
+                except PuzzleError as exc:
+                    if warn:
+                        warn(f"skipping {exc}")
+            continue
+        out.extend(_file_refs(p, read_puzzles(p)))
+    return out
+
+
+def select_puzzle(path: Path, key: str) -> PuzzleRef:
+    """One puzzle of a multi-puzzle file: by key in a janko JSON file, else by number."""
+    from ..io import iter_janko, read_puzzles
+
+    text = f"{path}::{key}"
+    if path.suffix.lower() == ".json":
+        found = [q for kk, q, _ in iter_janko(path) if kk == key]
+        if not found:
+            raise PuzzleError(f"no puzzle with key {key!r}", path=str(path))
+        return PuzzleRef(key, text, found[0])
+    all_ = read_puzzles(path)
+    if not key.isdigit() or int(key) >= len(all_):
+        raise PuzzleError(f"no puzzle number {key!r} (file holds {len(all_)})", path=str(path))
+    return PuzzleRef(all_[int(key)].name or f"{path.stem}#{key}", text, all_[int(key)])
+
+
+def _file_refs(path: Path, puzzles: list[Puzzle]) -> list[PuzzleRef]:
+    if len(puzzles) == 1:
+        return [PuzzleRef(path.stem, str(path), puzzles[0])]
+    return [PuzzleRef(q.name or f"{path.stem}#{i}", f"{path}::{i}", q) for i, q in enumerate(puzzles)]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One run: a puzzle, a backend with its options, a seed and the limits. ``use_x`` is None
+    for a backend that works on the puzzle (no model)."""
+    ref: PuzzleRef
+    backend: str
+    options: str               # canonical JSON of the backend options
+    seed: int
+    time_limit: float | None   # handed to the backend
+    kill_after: float | None   # the harness kills the run after this many seconds
+    use_x: bool | None = True
+    presolve: bool = False
+
+    @property
+    def key(self) -> str:
+        parts = [self.ref.digest, self.backend, self.options, self.use_x, self.presolve,
+                 self.seed, self.time_limit]
+        return hashlib.sha1(json.dumps(parts).encode()).hexdigest()[:16]
+
+
+def canonical_options(options: Mapping[str, Any] | None) -> str:
+    return json.dumps(dict(sorted((options or {}).items())), sort_keys=True, default=list)
+
+
+BackendSpec = str | tuple[str, Mapping[str, Any]]
+
+
+def lookup_backend(name: str):
+    """The registry's Backend (an unknown name raises BackendError listing the valid ones)."""
+    from backends import get_backend
+
+    return get_backend(name)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A backend with its options; ``use_x``/``presolve`` None = the sweep's default.
+    ``uses_model`` is False for a backend that works on the puzzle (x and presolve do not apply)."""
+    backend: str
+    options: str               # canonical JSON
+    use_x: bool | None = None
+    presolve: bool | None = None
+    uses_model: bool = True
+
+
+def resolve_backends(backends: str | Sequence[BackendSpec],
+                     options: Mapping[str, Mapping[str, Any]] | None = None,
+                     warn: Callable[[str], None] | None = None) -> list[Variant]:
+    """The variants to run; unavailable backends are skipped with a warning.
+
+    ``backends``: ``"cpsat,sa"``, ``"all"`` (every installed backend), or a list of names and
+    ``(name, options)`` pairs, where options may also hold the model switches ``x`` (False:
+    build without cell variables) and ``presolve`` (True). ``options``: per backend name, plus
+    ``"*"`` for options given to every backend that declares them. Options go through
+    :func:`formulations.options.route` (declared options, native parameters, model switches);
+    unknown names and options raise BackendError before any run."""
+    from backends import available_backends
+
+    if isinstance(backends, str):
+        names: list[BackendSpec] = [b.strip() for b in backends.split(",") if b.strip()]
+    else:
+        names = list(backends)
+    expanded: list[BackendSpec] = []
+    for b in names:
+        expanded.extend(available_backends() if b == "all" else [b])
+    options = options or {}
+    out: list[Variant] = []
+    for spec in expanded:
+        name, opts = (spec, {}) if isinstance(spec, str) else (spec[0], dict(spec[1]))
+        b = lookup_backend(name)
+        if not b.available():
+            if warn:
+                warn(f"skipping backend '{name}': not installed ({b.install_hint})")
+            continue
+        merged = {k: v for k, v in options.get("*", {}).items()
+                  if k in b.options or k in MODEL_SWITCHES}
+        merged.update(options.get(name, {}))
+        merged.update(opts)
+        try:
+            routed, model = route(b, merged.items())
+        except ValueError as exc:
+            raise BackendError(str(exc)) from None
+        b.prepare(routed)  # wrong types and bad native parameters fail before any run
+        if not b.uses_model:
+            if model:
+                raise BackendError(f"backend '{name}' works on the puzzle; "
+                                   f"{', '.join(model)} do not apply")
+            out.append(Variant(name, canonical_options(routed), uses_model=False))
+            continue
+        out.append(Variant(name, canonical_options(routed), model.get("x"), model.get("presolve")))
+    return out
+
+
+def plan_jobs(refs: Sequence[PuzzleRef], variants: Sequence[Variant], seeds: Sequence[int],
+              *, time_limit: float | None, kill_after: float | None,
+              use_x: bool | Sequence[bool] = True,
+              presolve: bool | Sequence[bool] = False) -> list[Job]:
+    """puzzle x variant x model choice x seed, in that order, without duplicates. A backend
+    that works on the puzzle has no model, so it runs once per seed whatever x and presolve say."""
+    xs = [use_x] if isinstance(use_x, bool) else list(use_x)
+    ps = [presolve] if isinstance(presolve, bool) else list(presolve)
+    jobs, seen = [], set()
+    for ref, v in itertools.product(refs, variants):
+        vx: list[bool | None] = [None] if not v.uses_model else [v.use_x] if v.use_x is not None else xs
+        vp = [False] if not v.uses_model else [v.presolve] if v.presolve is not None else ps
+        for x, pre, seed in itertools.product(vx, vp, seeds):
+            job = Job(ref, v.backend, v.options, seed, time_limit, kill_after, x, pre)
+            if job.key not in seen:
+                seen.add(job.key)
+                jobs.append(job)
+    return jobs
+
+
+def default_kill_after(time_limit: float | None) -> float | None:
+    """Hard limit: the backend's own limit plus room for building, presolve and verification."""
+    return None if time_limit is None else 2 * time_limit + 30

@@ -1,0 +1,269 @@
+"""The rows of a comparison: one typed record per run, built from the verified result, written
+to a CSV as runs finish and read back with their types; tables and the summary per variant."""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import statistics
+from collections import defaultdict
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..puzzle import grid_to_strings
+from ..results import BackendError, SolveResult, Status, tts99
+from .jobs import Job
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One row of the comparison table (see ``TIMING_FIELDS`` for what varies between runs)."""
+    key: str
+    puzzle: str
+    source: str
+    digest: str
+    size: str                    # "HxW"
+    height: int
+    width: int
+    cells: int
+    backend: str
+    options: str                 # canonical JSON
+    use_x: bool | None           # None: the backend works on the puzzle (no model)
+    presolve: bool
+    seed: int
+    time_limit: float | None
+    status: str                  # a Status value
+    verified: bool               # the grid passes check_grid
+    energy: float | None
+    success_probability: float | None
+    time_s: float | None         # build (+ presolve) + solve, as the package measured it
+    tts_s: float | None          # time to solution: time_s when verified
+    tts99_s: float | None        # as reported by sampling backends
+    reads: int | None
+    variables: int | None
+    constraints: int | None
+    variables_before: int | None  # presolve: model size before and after (equal without)
+    variables_after: int | None
+    wall_s: float | None         # whole run in the worker (build, solve, verify)
+    message: str
+    grid: str                    # rows joined by "/" (one character per cell), "" when none
+    palette: str                 # JSON {colour index: "#rrggbb"} of a colour puzzle, "" otherwise
+
+    def to_row(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_result(cls, job: Job, res: SolveResult, wall_s: float) -> "RunRecord":
+        """The row of a finished run: every figure from the result's fields."""
+        from ..puzzle import check_grid
+
+        verified = res.grid is not None and not check_grid(job.ref.puzzle, res.grid)
+        t = res.total_s
+        s, pre = res.sampling, res.presolve
+        return record(
+            job, res.status, message=res.message, verified=verified, energy=res.energy,
+            success_probability=s.success_probability if s else None, time_s=t,
+            tts_s=t if verified else None, tts99_s=s.tts99_s if s else None,
+            reads=s.reads if s else None, variables=res.variables, constraints=res.constraints,
+            variables_before=pre.variables_before if pre else res.variables,
+            variables_after=pre.variables_after if pre else res.variables, wall_s=wall_s,
+            grid="/".join(grid_to_strings(res.grid)) if res.grid is not None else "")
+
+
+FIELDS: tuple[str, ...] = tuple(f.name for f in fields(RunRecord))
+TIMING_FIELDS: tuple[str, ...] = ("time_s", "tts_s", "tts99_s", "wall_s")
+_TYPES = {f.name: f.type for f in fields(RunRecord)}
+
+
+def record(job: Job, status: Status | str, *, message: str = "", **values: Any) -> RunRecord:
+    """A row for ``job``: the job's own fields, then ``values`` (a failed run gives only a few)."""
+    p = job.ref.puzzle
+    palette = "" if p.is_black_and_white else json.dumps(
+        {str(idx): rgb for idx, _name, rgb in p.palette}, sort_keys=True)
+    base: dict[str, Any] = dict(
+        key=job.key, puzzle=job.ref.name, source=job.ref.source, digest=job.ref.digest,
+        size=f"{p.height}x{p.width}", height=p.height, width=p.width, cells=p.height * p.width,
+        backend=job.backend, options=job.options, use_x=job.use_x, presolve=job.presolve,
+        seed=job.seed, time_limit=job.time_limit, status=Status(status).value, verified=False,
+        energy=None, success_probability=None, time_s=None, tts_s=None, tts99_s=None, reads=None,
+        variables=None, constraints=None, variables_before=None, variables_after=None,
+        wall_s=None, message=one_line(message), grid="", palette=palette)
+    base.update(values)
+    return RunRecord(**base)
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    s = " ".join(str(text).split())
+    return s if len(s) <= limit else s[:limit - 3] + "..."
+
+
+# -- CSV: appended as rows finish, resumed by key ---------------------------------------------
+
+def _to_cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)
+
+
+def _from_cell(name: str, s: str) -> Any:
+    typ = _TYPES.get(name, "str")
+    if s == "" and "None" in typ:
+        return None
+    if typ.startswith("bool"):
+        return s == "true"
+    if typ.startswith("int"):
+        return int(s)
+    if typ.startswith("float"):
+        return float(s)
+    return s
+
+
+class CsvSink:
+    """Appends rows to a CSV (header written once), flushing each so an interrupted run keeps
+    every finished row; a partial last line left by a hard kill is cut before appending."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.exists() and self.path.stat().st_size:
+            data = self.path.read_bytes()
+            if not data.endswith(b"\n"):
+                self.path.write_bytes(data[:data.rfind(b"\n") + 1])
+            with self.path.open(newline="") as f:
+                header = next(csv.reader(f), None)
+            if header and tuple(header) != FIELDS:
+                raise BackendError(f"{self.path}: columns differ from this version's "
+                                   f"({len(header)} vs {len(FIELDS)}); write to a new file")
+        new = not self.path.exists() or self.path.stat().st_size == 0
+        self.f = self.path.open("a", newline="")
+        self.w = csv.writer(self.f)
+        if new:
+            self.w.writerow(FIELDS)
+            self.f.flush()
+
+    def write(self, row: Mapping[str, Any]) -> None:
+        self.w.writerow([_to_cell(row.get(k)) for k in FIELDS])
+        self.f.flush()
+
+    def close(self) -> None:
+        self.f.close()
+
+
+def read_results(path: str | Path) -> "Table":
+    """Rows of a results CSV with their types restored."""
+    out = Table()
+    with Path(path).open(newline="") as f:
+        for row in csv.DictReader(f):
+            if None in row.values() or len(row) != len(FIELDS):
+                continue  # a truncated line
+            out.append({k: _from_cell(k, v) for k, v in row.items()})
+    return out
+
+
+# -- tables and the summary ------------------------------------------------------------------
+
+class Table(list):
+    """A list of row dicts with a few conveniences; pandas stays optional."""
+
+    def where(self, **equal: Any) -> "Table":
+        return Table(r for r in self if all(r.get(k) == v for k, v in equal.items()))
+
+    def column(self, name: str) -> list:
+        return [r.get(name) for r in self]
+
+    def to_dataframe(self):
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("to_dataframe() needs pandas (pip install pandas); the table "
+                              "itself is a plain list of dicts") from None
+        return pd.DataFrame(list(self))
+
+    def summary(self) -> "Table":
+        return summarize(self)
+
+    def format(self, columns: Sequence[str] | None = None) -> str:
+        return format_table(self, columns)
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+def variant_label(row: Mapping[str, Any]) -> str:
+    """Backend name plus what distinguishes its variant: options, no x, presolve."""
+    name = row["backend"]
+    opts = json.loads(row.get("options") or "{}")
+    extra = [f"{k}={json.dumps(v, separators=(',', ':')) if not isinstance(v, (int, float, str)) else v}"
+             for k, v in opts.items()]
+    if row.get("use_x") is False:
+        extra.append("no-x")
+    if row.get("presolve"):
+        extra.append("presolve")
+    return name + (f"[{', '.join(extra)}]" if extra else "")
+
+
+def summarize(rows: Iterable[Mapping[str, Any]]) -> Table:
+    """Per backend variant (in order of first appearance): runs, solved (verified), other
+    statuses, median time of solved runs and TTS99 (median over puzzles: the backend's own
+    TTS99 where it reports one, else from the fraction of seeds that solved the puzzle and
+    their mean time)."""
+    groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for r in rows:
+        groups[variant_label(r)].append(r)
+    out = Table()
+    for name, rs in groups.items():  # in order of first appearance (the sweep's plan order)
+        solved = [r for r in rs if r["verified"]]
+        per_puzzle: dict[str, list] = defaultdict(list)
+        for r in rs:
+            per_puzzle[r["digest"]].append(r)
+        tts = []
+        for prs in per_puzzle.values():
+            reported = [r["tts99_s"] for r in prs if r.get("tts99_s") is not None]
+            if reported:
+                tts.append(statistics.median(reported))
+                continue
+            times = [r["time_s"] for r in prs if r.get("time_s") is not None]
+            p = sum(1 for r in prs if r["verified"]) / len(prs)
+            tts.append(tts99(statistics.fmean(times), p) if times and p > 0 else math.inf)
+        counts = {s.value: sum(1 for r in rs if r["status"] == s.value) for s in Status}
+        out.append({
+            "backend": name, "runs": len(rs), "solved": len(solved),
+            "puzzles": len(per_puzzle),
+            "unsolved": counts["unknown"], "infeasible": counts["infeasible"],
+            "errors": counts["error"], "timeouts": counts["timeout"],
+            "median_time_s": statistics.median([r["time_s"] for r in solved]) if solved else None,
+            "median_tts99_s": statistics.median(tts) if tts else None,
+        })
+    return out
+
+
+def format_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None) -> str:
+    """Plain-text table with aligned columns."""
+    if not rows:
+        return "(no rows)"
+    cols = list(columns or rows[0].keys())
+
+    def cell(v: Any) -> str:
+        if v is None:
+            return "-"
+        if isinstance(v, float):
+            if math.isinf(v):
+                return "inf"
+            return f"{v:.4g}"
+        return str(v)
+
+    body = [[cell(r.get(c)) for c in cols] for r in rows]
+    widths = [max(len(c), *(len(b[i]) for b in body)) for i, c in enumerate(cols)]
+    numeric = [all(isinstance(r.get(c), (int, float)) or r.get(c) is None for r in rows)
+               for c in cols]
+
+    def line(vals: list[str]) -> str:
+        return "  ".join(v.rjust(w) if num else v.ljust(w)
+                         for v, w, num in zip(vals, widths, numeric)).rstrip()
+
+    return "\n".join([line(cols), line(["-" * w for w in widths])] + [line(b) for b in body])

@@ -1,0 +1,91 @@
+"""Running one job, inside a worker process: the verified solve becomes one row, whatever
+happens (a run that raises is an ``error`` row; only the executor can add ``timeout``)."""
+from __future__ import annotations
+
+import json
+import pickle
+import signal
+import sys
+import time
+from typing import Any
+
+from ..puzzle import PuzzleError
+from ..results import BackendError, ModelRefused, Remedy, Status
+from ..workers import protocol_stdout
+from .jobs import Job
+from .records import RunRecord, record
+
+
+def warm(backend: str) -> None:
+    """Import what a backend needs before the clock starts (the first solve in a process
+    would otherwise pay the solver's import, e.g. ~0.5 s for OR-Tools)."""
+    try:
+        from backends import get_backend
+        get_backend(backend).available()
+    except Exception:
+        pass  # the run itself reports the problem
+
+
+def run_job(job: Job) -> dict[str, Any]:
+    """Run one job and return its row; never raises for a failing run."""
+    from ..solving import solve_puzzle
+
+    warm(job.backend)
+    t0 = time.perf_counter()
+    try:
+        kwargs: dict[str, Any] = dict(json.loads(job.options))
+        if job.presolve:
+            kwargs["presolve"] = True
+        res = solve_puzzle(job.ref.puzzle, job.backend, use_x=job.use_x, time_limit=job.time_limit,
+                           seed=job.seed, **kwargs)
+        rec = RunRecord.from_result(job, res, time.perf_counter() - t0)
+    except ModelRefused as exc:
+        rec = record(job, Status.ERROR, message=exc.advice(sweep_remedy),
+                     wall_s=time.perf_counter() - t0)
+    except (BackendError, PuzzleError) as exc:
+        rec = record(job, Status.ERROR, message=str(exc), wall_s=time.perf_counter() - t0)
+    except Exception as exc:  # a failing run is a row, not the end of the sweep
+        rec = record(job, Status.ERROR, message=f"{type(exc).__name__}: {exc}",
+                     wall_s=time.perf_counter() - t0)
+    return rec.to_row()
+
+
+def sweep_remedy(r: Remedy) -> str:
+    """A refused model's remedy in the words of a sweep's options (``--sweep x=false``)."""
+    if r.kind == "presolve":
+        return "presolve=true"
+    if r.kind == "no_x":
+        return "x=false" + (f" ({r.detail})" if r.detail else "")
+    return "another backend" + (f" ({r.detail.replace(',', ' or ')})" if r.detail else "")
+
+
+def worker_init() -> None:
+    """In each local worker: Ctrl-C reaches the whole process group; the parent decides how to stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def ping(backends: list[str]) -> int:
+    """A new worker's first task: warm the backends, answer with the process id."""
+    import os
+
+    for b in backends:
+        warm(b)
+    return os.getpid()
+
+
+def serve() -> int:
+    """The child side of :class:`~formulations.harness.executors.ChildRunner`: length-prefixed
+    pickled jobs on stdin; ``started`` once the backend is imported, then the row as JSON."""
+    worker_init()
+    out = protocol_stdout(binary=True)  # anything a solver prints goes to stderr, never into the protocol
+    inp = sys.stdin.buffer
+    while True:
+        head = inp.read(8)
+        if len(head) < 8:
+            return 0
+        job = pickle.loads(inp.read(int.from_bytes(head, "little")))
+        warm(job.backend)
+        out.write(b"started\n")
+        out.flush()
+        out.write(json.dumps(run_job(job)).encode() + b"\n")
+        out.flush()

@@ -1,0 +1,134 @@
+"""What every puzzle reader shares: the parsed-but-unchecked puzzle, the checks that turn it into
+a :class:`Puzzle` with errors naming the clue's line, and the small tokenising helpers.
+
+Every reader turns bad input into a one-line :class:`PuzzleError` naming the file and, where it
+applies, the 1-based line, because benchmark runs load hundreds of files and a traceback from
+deep inside a parser says nothing about which file or line is wrong.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..puzzle import Block, Clue, Grid, Puzzle, PuzzleError, format_clue, min_length
+
+DEFAULT_PALETTE = ((0, "white", "#ffffff"), (1, "black", "#000000"))
+
+
+@dataclass
+class Parsed:
+    """A puzzle as read, before checking: each clue with the file line it came from."""
+    rows: list[tuple[Clue, int | None]] = field(default_factory=list)
+    columns: list[tuple[Clue, int | None]] = field(default_factory=list)
+    name: str = ""
+    palette: tuple[tuple[int, str, str], ...] = DEFAULT_PALETTE
+    goal: Grid | None = None
+    goal_line: int | None = None
+    line: int | None = None  # where the puzzle starts, for whole-puzzle errors
+
+
+def read_bytes(path: str | Path) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise PuzzleError("file not found", path=str(path)) from None
+    except IsADirectoryError:
+        raise PuzzleError("is a directory, not a puzzle file", path=str(path)) from None
+    except OSError as e:
+        raise PuzzleError(f"cannot read file: {e.strerror or e}", path=str(path)) from None
+
+
+def decode_text(data: bytes, where: str | None) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise PuzzleError("file is not UTF-8 text", path=where,
+                          line=data[:e.start].count(b"\n") + 1) from None
+
+
+def guard(fn: Callable[[], list[tuple[Puzzle, Grid | None]]],
+           where: str | None) -> list[tuple[Puzzle, Grid | None]]:
+    """Attach the path to PuzzleErrors and turn any other parser failure into one, so that
+    callers need catch only PuzzleError whatever the input."""
+    try:
+        return fn()
+    except PuzzleError as e:
+        raise e.located(where) from None
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError) as e:
+        raise PuzzleError(f"cannot parse: {one_line(f'{type(e).__name__}: {e}')}",
+                          path=where) from e
+
+
+def one_line(s: str) -> str:
+    return " ".join(str(s).split())
+
+
+def split_lines(text: str) -> list[str]:
+    """Split on line ends only (str.splitlines also breaks on form feeds etc., which would
+    make our line numbers disagree with editors)."""
+    lines = re.split(r"\r\n|\r|\n", text.lstrip("\ufeff"))
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def build(pp: Parsed) -> tuple[Puzzle, Grid | None]:
+    """Check clue by clue (so errors name the clue's line), then the whole puzzle."""
+    h, w = len(pp.rows), len(pp.columns)
+    if h == 0 or w == 0:
+        raise PuzzleError(f"puzzle has {h} rows and {w} columns", line=pp.line)
+    for kind, items, n in (("row", pp.rows, w), ("column", pp.columns, h)):
+        for i, (clue, line) in enumerate(items):
+            for b in clue:
+                if b.length <= 0:
+                    raise PuzzleError(f"{kind} {i + 1}: block of length {b.length}", line=line)
+                if b.colour <= 0:
+                    raise PuzzleError(f"{kind} {i + 1}: block of the background colour",
+                                      line=line)
+            if min_length(clue) > n:
+                raise PuzzleError(f"{kind} {i + 1}: clue {format_clue(clue)} needs "
+                                  f"{min_length(clue)} cells but the {kind} has {n}", line=line)
+    puzzle = Puzzle(tuple(c for c, _ in pp.rows), tuple(c for c, _ in pp.columns), pp.name,
+                    pp.palette)
+    puzzle.validate()  # totals per colour; raises without a line, guard adds the path
+    if pp.goal is not None and (len(pp.goal) != h or any(len(r) != w for r in pp.goal)):
+        raise PuzzleError(f"goal is not {h}x{w}", line=pp.goal_line)
+    return puzzle, pp.goal
+
+
+INT = re.compile(r"[+-]?\d+")
+CLUEISH = re.compile(r"[\d\s,+-]*")
+
+
+def black_clue(tokens: list[str], line: int | None) -> Clue:
+    """Black clue from number tokens: none or a lone 0 is the empty clue; any other 0 or a
+    negative number is an error, since it is almost always a typo or a broken converter."""
+    lengths = []
+    for tok in tokens:
+        if not INT.fullmatch(tok):
+            raise PuzzleError(f"non-numeric token {tok!r} in clue", line=line)
+        lengths.append(int(tok))
+    return check_lengths([Block(n) for n in lengths], tokens, line)
+
+
+def check_lengths(blocks: list[Block], tokens: list[str], line: int | None) -> Clue:
+    if len(blocks) == 1 and blocks[0].length == 0:
+        return ()
+    for b in blocks:
+        if b.length < 0:
+            raise PuzzleError(f"negative block length {b.length} in clue {' '.join(tokens)}",
+                              line=line)
+        if b.length == 0:
+            raise PuzzleError(f"zero-length block in clue {' '.join(tokens)} "
+                              "(a lone 0 is the empty clue)", line=line)
+    return tuple(blocks)
+
+
+def split_tokens(s: str) -> list[str]:
+    return [t for t in re.split(r"[\s,]+", s.strip()) if t]
+
+
+def strip_comment(line: str) -> str:
+    return line.split("#", 1)[0].strip()
