@@ -302,14 +302,14 @@ _HINT = 'pip install "nonogram-formulations[anneal]" (or: pip install dimod dwav
 BACKENDS = [
     Backend("sa", f"dwave-samplers simulated annealing on the penalty QUBO (default {SA_READS} "
                   f"reads x {SA_SWEEPS} sweeps, tuned on 15x15; 20x20 and up want 1000-10000 "
-                  "--sweeps)",
+                  "sweeps)",
             _solver(_PLANS["sa"]), requires=("dimod", "dwave.samplers"), install_hint=_HINT,
             options=_SA_OPTIONS, reproducible=True, check_params=_param_checker(_PLANS["sa"])),
     Backend("tabu", f"dwave-samplers tabu search on the penalty QUBO (default {TABU_READS} reads, "
                     "each stopping at energy 0)",
             _solver(_PLANS["tabu"]), requires=("dimod", "dwave.samplers"), install_hint=_HINT,
             options={"reads": int, **_WEIGHTS}, check_params=_param_checker(_PLANS["tabu"]),
-            refuse=size_limit("tabu", TABU_MAX_VARIABLES, "tabu builds a dense n x n matrix")),
+            refuse=size_limit("tabu", TABU_MAX_VARIABLES, "it builds a dense n x n matrix")),
     Backend("descent", f"dwave-samplers steepest descent from random states "
                        f"(default {DESCENT_READS} reads; a baseline, rarely solves)",
             _solver(_PLANS["descent"]), requires=("dimod", "dwave.samplers"), install_hint=_HINT,
@@ -319,7 +319,7 @@ BACKENDS = [
                      "variables (proves infeasible/unique)",
             _solver(_PLANS["exact"]), requires=("dimod",), install_hint=_HINT,
             options=dict(_WEIGHTS), supports_unique=True, reproducible=True,
-            refuse=size_limit("exact", EXACT_MAX_VARIABLES, "exact enumerates all 2^n states")),
+            refuse=size_limit("exact", EXACT_MAX_VARIABLES, "it enumerates all 2^n states")),
 ]
 
 

@@ -295,7 +295,7 @@ BACKENDS = [
         install_hint=INSTALL_HINT,
         options={"weights": dict},
         refuse=size_limit("qbpp-exhaustive", EXHAUSTIVE_MAX_VARIABLES,
-                          "qbpp-exhaustive enumerates 2^n assignments"),
+                          "it enumerates 2^n assignments"),
     ),
 ]
 

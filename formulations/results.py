@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -46,13 +46,24 @@ class Remedy(NamedTuple):
     detail: str = ""
 
 
-def _api_words(r: Remedy) -> str:
-    if r.kind == "presolve":
-        return "presolve=True"
-    if r.kind == "no_x":
-        return "use_x=False" + (f" ({r.detail})" if r.detail else "")
-    names = [n for n in r.detail.split(",") if n]
-    return "another backend" + (f" ({' or '.join(names)})" if names else "")
+class RemedyWords(NamedTuple):
+    """How a front end names the remedies: its words for presolve and for the model without x,
+    and how it names each other backend (``{}``: the name) and all of them together."""
+    presolve: str
+    no_x: str
+    each_backend: str = "{}"
+    backends: str = "another backend ({})"
+
+    def say(self, r: Remedy) -> str:
+        if r.kind == "presolve":
+            return self.presolve
+        if r.kind == "no_x":
+            return self.no_x + (f" ({r.detail})" if r.detail else "")
+        names = " or ".join(self.each_backend.format(n) for n in r.detail.split(",") if n)
+        return self.backends.format(names) if names else self.backends.format("").strip(" ()")
+
+
+API_WORDS = RemedyWords("presolve=True", "use_x=False")
 
 
 class ModelRefused(BackendError):
@@ -65,11 +76,11 @@ class ModelRefused(BackendError):
         self.backend = backend
         self.reason = reason
         self.remedies = tuple(remedies)
-        super().__init__(self.advice(_api_words))
+        super().__init__(self.advice(API_WORDS))
 
-    def advice(self, words: Callable[[Remedy], str]) -> str:
-        """The reason plus the remedies, each put in words by ``words`` (the caller's vocabulary)."""
-        ways = [words(r) for r in self.remedies]
+    def advice(self, words: RemedyWords) -> str:
+        """The reason plus the remedies, in the caller's vocabulary."""
+        ways = [words.say(r) for r in self.remedies]
         return f"backend '{self.backend}': {self.reason}" + (
             "; ways out: " + "; or ".join(ways) if ways else "")
 

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 from . import options as opt
 from .puzzle import PuzzleError
-from .results import BackendError, ModelRefused, Remedy, SolveResult, Status
+from .results import BackendError, ModelRefused, RemedyWords, SolveResult, Status
 from .show.text import grid_lines, legend, render_text
 
 EXIT_SOLVED, EXIT_NOT_SOLVED, EXIT_BAD_INPUT = 0, 1, 2
@@ -33,14 +33,10 @@ def _argtype(parse, *args):
     return convert
 
 
-def cli_remedy(r: Remedy) -> str:
-    """A backend's remedy for a refused model, as this command line's flags."""
-    if r.kind == "presolve":
-        return "--presolve (fix what line solving decides and hand over a smaller model)"
-    if r.kind == "no_x":
-        return "--no-x" + (f" ({r.detail})" if r.detail else "")
-    names = [n for n in r.detail.split(",") if n]
-    return " or ".join(f"--backend {n}" for n in names) if names else "another --backend"
+CLI_WORDS = RemedyWords(
+    presolve="--presolve (fix what line solving decides and hand over a smaller model)",
+    no_x="--no-x", each_backend="--backend {}", backends="{}")
+"""How this command line names a backend's remedies for a model it refuses."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -158,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = solve_puzzle(puzzle, backend, use_x=args.use_x, time_limit=args.time_limit,
                               seed=args.seed, unique=args.unique, presolve=args.presolve, **opts)
     except ModelRefused as exc:
-        print(f"error: {exc.advice(cli_remedy)}", file=sys.stderr)
+        print(f"error: {exc.advice(CLI_WORDS)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except (PuzzleError, BackendError) as exc:
         print(f"error: {exc}", file=sys.stderr)

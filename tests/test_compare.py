@@ -65,7 +65,8 @@ def test_every_run_is_a_verified_row(sweep, backends):
         grid = tuple(map(tuple, parse_grid(r["grid"])))
         assert check_grid(puzzle, grid) == []
         assert (r["height"], r["width"], r["cells"], r["size"]) == (5, 5, 25, "5x5")
-        assert r["variables_before"] >= r["variables_after"] > 0
+        assert not r["presolve"]  # no presolve in this sweep: the model is handed over whole
+        assert r["variables_before"] == r["variables_after"] == r["variables"] > 0
         assert r["time_s"] is not None and r["tts_s"] == r["time_s"]
         if r["backend"] in ("sa", "tabu"):
             assert r["energy"] == 0 and 0 < r["success_probability"] <= 1 and r["reads"] >= 1
@@ -217,3 +218,25 @@ def test_ladder_rungs_solve_prove_and_give_up(rung):
         assert res.status is Status.UNKNOWN and res.grid is None and res.nodes > 1000
     else:
         assert res.status is Status.SOLVED and check_grid(house, res.grid) == []
+
+
+def _kill_self() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_dead_workers_exit_status_is_read_after_it_is_reaped():
+    # The cause of an old flaky row ("worker process died (no exit code)"): the pool's manager
+    # thread reaps a dead worker while the harness reads its status. Race them on purpose.
+    import multiprocessing
+    import threading
+
+    from formulations.workers import exit_text, reaped_exit_code
+
+    ctx = multiprocessing.get_context("fork")
+    for _ in range(150):  # a plain join() left the status unknown about once in 200 here
+        p = ctx.Process(target=_kill_self)
+        p.start()
+        other = threading.Thread(target=p.join)
+        other.start()
+        assert exit_text(reaped_exit_code(p)) == "signal SIGKILL"
+        other.join()

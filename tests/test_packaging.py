@@ -10,9 +10,9 @@ HEAVY = ("ortools", "dimod", "dwave", "pyqbpp", "matplotlib", "distributed")
 
 
 def test_importing_the_package_and_registry_loads_no_solver():
-    code = ("import sys, formulations.solve, formulations.solving, formulations.io, "
-            "formulations.model, formulations.model.presolve, formulations.compare, backends\n"
-            "backends.all_backends()\n"
+    code = ("import sys, formulations, formulations.solve, formulations.compare, "
+            "formulations.testing.conformance, formulations.show.plots, backends\n"
+            "backends.all_backends(); backends.get_backend('ladder:cell')\n"
             f"print([m for m in sys.modules if m.split('.')[0] in {HEAVY!r}])")
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                        timeout=120)
@@ -21,5 +21,45 @@ def test_importing_the_package_and_registry_loads_no_solver():
 
 
 def test_no_module_is_named_after_a_package_it_wraps():
-    names = {f.stem for d in ("formulations", "backends") for f in (ROOT / d).glob("*.py")}
-    assert not names & {"ortools", "dimod", "dwave", "pyqbpp", "qbpp", "matplotlib", "distributed"}
+    names = {f.stem for d in ("formulations", "backends") for f in (ROOT / d).rglob("*.py")}
+    names |= {f.name for d in ("formulations", "backends") for f in (ROOT / d).rglob("*") if f.is_dir()}
+    assert len(names) > 30  # the whole tree was seen
+    assert not names & {"ortools", "dimod", "dwave", "pyqbpp", "qbpp", "matplotlib", "distributed",
+                        "openjij", "dask", "numpy", "pandas"}
+
+
+def test_the_layers_import_only_downwards():
+    # The pipeline's layers: the puzzle and results at the bottom; io, model and lines above;
+    # backends, the solving pipeline, the harness and show above those; the command lines on top.
+    # A module may import its own layer or a lower one, never a higher one (no import circles).
+    import ast
+
+    layer = {"puzzle": 0, "results": 0, "options": 0, "workers": 0, "io": 1, "model": 1, "lines": 1,
+             "backends": 2, "solving": 3, "testing": 4, "harness": 4, "show": 4, "solve": 5,
+             "compare": 5, "__init__": 6}
+
+    def place(path: Path) -> str:
+        rel = path.relative_to(ROOT).with_suffix("").parts
+        return "backends" if rel[0] == "backends" else rel[1]
+
+    for path in [*(ROOT / "formulations").rglob("*.py"), *(ROOT / "backends").rglob("*.py")]:
+        here = place(path)
+        pkg = path.relative_to(ROOT).with_suffix("").parts[:-1]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    module = node.module or node.names[0].name  # "from . import options"
+                    base = pkg[:len(pkg) - node.level + 1] + tuple(module.split("."))
+                else:
+                    base = tuple((node.module or "").split("."))
+            elif isinstance(node, ast.Import):
+                base = tuple(node.names[0].name.split("."))
+            else:
+                continue
+            base = tuple(b for b in base if b)
+            if not base or base[0] not in ("formulations", "backends"):
+                continue
+            there = "backends" if base[0] == "backends" else (base[1] if len(base) > 1 else "__init__")
+            if here == there or (path.name == "__init__.py" and path.parent.name == "formulations"):
+                continue
+            assert layer[there] <= layer[here], f"{path.relative_to(ROOT)} imports {'.'.join(base)}"

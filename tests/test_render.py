@@ -72,3 +72,53 @@ def test_cli_png_flag_writes_a_picture(tmp_path):
                        cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# -- grids in comparison rows and their plots ---------------------------------------------------
+
+def test_grid_text_keeps_one_character_per_cell_for_ten_colours_and_more():
+    from formulations.puzzle import grid_from_cells, grid_to_strings
+    from formulations.show.plots import parse_grid
+
+    grid = ((0, 1, 10, 11), (12, 2, 9, 35), (36, 61, 0, 1))
+    text = grid_to_strings(grid)
+    assert [len(line) for line in text] == [4, 4, 4]
+    assert text[0] == ".#ab"
+    assert grid_from_cells(text) == grid
+    assert parse_grid("/".join(text)) == [list(r) for r in grid]
+
+
+def _rows_of(puzzle, backends=("cpsat",)):
+    from formulations.harness import compare
+
+    return compare([puzzle], list(backends), seeds=[0], time_limit=30, workers=1, progress=False)
+
+
+def test_solved_grids_are_drawn_in_the_puzzles_palette():
+    pytest.importorskip("matplotlib")
+    from matplotlib.colors import to_hex
+
+    from formulations.show import plots
+
+    puzzle = read_puzzle(FLAG)
+    rows = _rows_of(puzzle)
+    assert rows[0]["verified"] and rows[0]["palette"]
+    fig = plots.solved_grids(rows)
+    cmap = fig.axes[0].images[0].cmap
+    drawn = {to_hex(cmap(k)) for k in range(cmap.N)}
+    for idx, _name, hexrgb in puzzle.palette:
+        if idx in puzzle.colours:
+            assert hexrgb.lower() in drawn, (idx, hexrgb, drawn)
+
+
+def test_time_plot_counts_a_proven_infeasible_run_as_decided():
+    pytest.importorskip("matplotlib")
+    from formulations.show import plots
+
+    rows = _rows_of(read_puzzle(ROOT / "puzzles" / "impossible3.txt"), ("cpsat",))
+    assert rows[0]["status"] == "infeasible" and not rows[0]["verified"]
+    fig = plots.time_vs_size(rows)
+    _, labels = fig.axes[0].get_legend_handles_labels()
+    assert labels == ["cpsat"]  # not "cpsat (1 undecided)"
+    undecided = plots.time_vs_size([{**rows[0], "status": "unknown"}])
+    assert undecided.axes[0].get_legend_handles_labels()[1] == ["cpsat (1 undecided)"]

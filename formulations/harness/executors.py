@@ -218,7 +218,7 @@ def run_dask(jobs: Sequence[Job], scheduler: Any, emit: Callable[[dict], None]) 
     try:
         from distributed import Client, as_completed
     except ImportError:
-        raise BackendError('--scheduler needs Dask distributed: pip install '
+        raise BackendError('a Dask scheduler needs Dask distributed: pip install '
                            '"nonogram-formulations[compare]" (or: pip install distributed)') from None
     own = not isinstance(scheduler, Client)
     client = Client(scheduler) if own else scheduler

@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from ..puzzle import PuzzleError
-from ..results import BackendError, ModelRefused, Remedy, Status
+from ..results import BackendError, ModelRefused, RemedyWords, Status
 from ..workers import protocol_stdout
 from .jobs import Job
 from .records import RunRecord, record
@@ -40,7 +40,7 @@ def run_job(job: Job) -> dict[str, Any]:
                            seed=job.seed, **kwargs)
         rec = RunRecord.from_result(job, res, time.perf_counter() - t0)
     except ModelRefused as exc:
-        rec = record(job, Status.ERROR, message=exc.advice(sweep_remedy),
+        rec = record(job, Status.ERROR, message=exc.advice(SWEEP_WORDS),
                      wall_s=time.perf_counter() - t0)
     except (BackendError, PuzzleError) as exc:
         rec = record(job, Status.ERROR, message=str(exc), wall_s=time.perf_counter() - t0)
@@ -50,13 +50,8 @@ def run_job(job: Job) -> dict[str, Any]:
     return rec.to_row()
 
 
-def sweep_remedy(r: Remedy) -> str:
-    """A refused model's remedy in the words of a sweep's options (``--sweep x=false``)."""
-    if r.kind == "presolve":
-        return "presolve=true"
-    if r.kind == "no_x":
-        return "x=false" + (f" ({r.detail})" if r.detail else "")
-    return "another backend" + (f" ({r.detail.replace(',', ' or ')})" if r.detail else "")
+SWEEP_WORDS = RemedyWords("presolve=true", "x=false")
+"""A refused model's remedies in the words of a sweep's options (``--sweep x=false``)."""
 
 
 def worker_init() -> None:

@@ -52,7 +52,7 @@ def expand_options(option_texts: Sequence[str], sweep_texts: Sequence[str],
                                "BACKEND.KEY for a backend's native parameter)")
         if target != "*" and target not in backends:
             raise BackendError(f"option {text!r} names backend '{target}', which is not among "
-                               f"--backends ({', '.join(backends)})")
+                               f"the chosen backends ({', '.join(backends)})")
         (grid if is_sweep else fixed)[target][name] = values if is_sweep else values[0]
     specs: list[BackendSpec] = []
     for name, b in backends.items():
