@@ -29,6 +29,7 @@ import numpy as np
 from formulations.model import NonogramModel, QuadraticPenalty, lower
 from formulations.options import parse_value
 from formulations.results import BackendError, RawAnswer, SamplingStats, Status, tts99
+from formulations.stats import tts99_interval
 
 from .base import Backend, size_limit
 
@@ -173,10 +174,13 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
     t_read = sampling_s / total if total else float("nan")
     cpu_s = sinfo.pop("sampling_cpu_s")
     best = int(np.argmin(energies)) if len(energies) else None
+    ci = tts99_interval(int(counts[zero].sum()), total, t_read, seed=seed or 0)
     stats = SamplingStats(
         reads=total, success_probability=p, time_per_read_s=t_read,
         cpu_per_read_s=cpu_s / total if total else float("nan"), sampling_s=sampling_s,
-        tts99_s=None if plan.exhaustive else _finite(tts99(t_read, p)))
+        tts99_s=None if plan.exhaustive else _finite(tts99(t_read, p)),
+        tts99_low_s=None if plan.exhaustive else _finite(ci.low),
+        tts99_high_s=None if plan.exhaustive else _finite(ci.high))
     info: dict[str, Any] = {
         "sampler": plan.name, "qubo_variables": n, "qubo_interactions": len(pen.qv),
         "weights": dict(pen.weights),

@@ -92,20 +92,23 @@ class SamplingStats:
     ``time_per_read_s`` is the wall time of the sampler calls divided by the reads (overheads
     included), ``cpu_per_read_s`` the same in process CPU time (the figure that survives a busy
     machine); ``tts99_s`` is :func:`tts99` of the wall figure, None when no read succeeded (or
-    the sampler enumerates, where a TTS means nothing)."""
+    the sampler enumerates, where a TTS means nothing); ``tts99_low_s``/``tts99_high_s`` its 95 %
+    bootstrap interval over the reads (:mod:`formulations.stats`; None for an unbounded end)."""
     reads: int
     success_probability: float
     time_per_read_s: float
     cpu_per_read_s: float
     sampling_s: float
     tts99_s: float | None
+    tts99_low_s: float | None = None
+    tts99_high_s: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {k: _jsonable(getattr(self, k)) for k in SAMPLING_KEYS}
 
 
 SAMPLING_KEYS = ("reads", "success_probability", "time_per_read_s", "cpu_per_read_s",
-                 "sampling_s", "tts99_s")
+                 "sampling_s", "tts99_s", "tts99_low_s", "tts99_high_s")
 
 
 @dataclass(frozen=True)

@@ -190,3 +190,26 @@ def test_sampler_parameter_overrides_the_default_sweeps():
     assert_solved(r, CAT)
     with pytest.raises(BackendError, match="already set by option 'sweeps'"):
         solve_puzzle(CAT, "sa", seed=1, reads=2, sweeps=10, params={"num_sweeps": "400"})
+
+
+def test_tts99_interval_brackets_the_estimate_and_follows_the_definition():
+    from formulations.stats import tts99_interval, tts99_point
+
+    assert tts99_interval(0, 50, 0.01) == (math.inf, math.inf)  # no success: unbounded
+    assert tts99_interval(50, 50, 0.01) == (0.01, 0.01)        # p = 1: one read is enough
+    for succ, reads in ((5, 50), (20, 50), (40, 50), (200, 1000)):
+        low, high = tts99_interval(succ, reads, 0.01)
+        assert low <= tts99_point(succ, reads, 0.01) <= high
+        assert tts99_interval(succ, reads, 0.01) == (low, high)  # seeded: reproducible
+    narrow = tts99_interval(200, 1000, 0.01)
+    wide = tts99_interval(10, 50, 0.01)
+    assert narrow.high - narrow.low < wide.high - wide.low  # more reads, tighter interval
+    assert tts99_interval(2, 50, 0.01).high == math.inf     # p* = 0 in > 2.5 % of resamples
+
+
+def test_sa_reports_tts99_with_its_interval():
+    r = solve_puzzle(CAT, "sa", seed=3, reads=40)
+    s = r.sampling
+    assert s.reads == 40 and s.tts99_low_s <= s.tts99_s <= s.tts99_high_s
+    d = r.to_dict()
+    assert d["tts99_low_s"] == s.tts99_low_s and d["tts99_high_s"] == s.tts99_high_s

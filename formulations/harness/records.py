@@ -40,6 +40,8 @@ class RunRecord:
     time_s: float | None         # build (+ presolve) + solve, as the package measured it
     tts_s: float | None          # time to solution: time_s when verified
     tts99_s: float | None        # as reported by sampling backends
+    tts99_low_s: float | None    # its 95 % bootstrap interval (None: unbounded or not sampled)
+    tts99_high_s: float | None
     reads: int | None
     variables: int | None
     constraints: int | None
@@ -65,6 +67,7 @@ class RunRecord:
             job, res.status, message=res.message, verified=verified, energy=res.energy,
             success_probability=s.success_probability if s else None, time_s=t,
             tts_s=t if verified else None, tts99_s=s.tts99_s if s else None,
+            tts99_low_s=s.tts99_low_s if s else None, tts99_high_s=s.tts99_high_s if s else None,
             reads=s.reads if s else None, variables=res.variables, constraints=res.constraints,
             variables_before=pre.variables_before if pre else res.variables,
             variables_after=pre.variables_after if pre else res.variables, wall_s=wall_s,
@@ -72,7 +75,8 @@ class RunRecord:
 
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in fields(RunRecord))
-TIMING_FIELDS: tuple[str, ...] = ("time_s", "tts_s", "tts99_s", "wall_s")
+TIMING_FIELDS: tuple[str, ...] = ("time_s", "tts_s", "tts99_s", "tts99_low_s", "tts99_high_s",
+                                   "wall_s")
 _TYPES = {f.name: f.type for f in fields(RunRecord)}
 
 
@@ -86,7 +90,8 @@ def record(job: Job, status: Status | str, *, message: str = "", **values: Any) 
         size=f"{p.height}x{p.width}", height=p.height, width=p.width, cells=p.height * p.width,
         backend=job.backend, options=job.options, use_x=job.use_x, presolve=job.presolve,
         seed=job.seed, time_limit=job.time_limit, status=Status(status).value, verified=False,
-        energy=None, success_probability=None, time_s=None, tts_s=None, tts99_s=None, reads=None,
+        energy=None, success_probability=None, time_s=None, tts_s=None, tts99_s=None,
+        tts99_low_s=None, tts99_high_s=None, reads=None,
         variables=None, constraints=None, variables_before=None, variables_after=None,
         wall_s=None, message=one_line(message), grid="", palette=palette)
     base.update(values)
