@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from formulations.clock import Deadline
 from formulations.model import NonogramModel, QuadraticPenalty, lower
 from formulations.options import parse_value
 from formulations.results import BackendError, RawAnswer, SamplingStats, Status, tts99
@@ -44,6 +45,9 @@ SA_READS, SA_SWEEPS = 100, 150
 # default range (about 0.06..11 on cat15) wastes the hot end: p 0.93 -> 0.98 at 150 sweeps.
 SA_BETA = (1.0, 10.0)
 TABU_READS = 10
+# tabu's per-read budget without a time limit (its reads stop at energy 0 first). dwave's own
+# default, 20 ms, made the outcome depend on the machine's load.
+TABU_TIMEOUT_MS = 1000
 DESCENT_READS = 100
 GENERIC_READS = 100
 
@@ -93,8 +97,9 @@ def _sample_kwargs(plan: _Plan, sampler: Any, pen: QuadraticPenalty, *, seed: in
         kw[param] = value
 
     kw: dict[str, Any] = {}
-    if reads is None and plan.default_reads is not None and (accepted is None or "num_reads" in accepted):
-        reads = plan.default_reads
+    if reads is None and plan.default_reads is not None and "num_reads" not in (params or {}) \
+            and (accepted is None or "num_reads" in accepted):
+        reads = plan.default_reads  # the default only: --param num_reads replaces it, no clash
     if reads is not None:
         if reads < 1:
             raise BackendError(f"reads must be at least 1, got {reads}")
@@ -142,8 +147,9 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
          beta_range: tuple | None = None, beta_schedule: str | None = None,
          weights: dict | None = None, params: dict | None = None) -> RawAnswer:
     t0 = time.perf_counter()
+    clock = Deadline(time_limit)
     try:
-        pen = lower(nm, weights)
+        pen = lower(nm, weights, deadline=clock)
     except ValueError as exc:
         raise BackendError(str(exc)) from None
     n = pen.num_variables
@@ -159,25 +165,26 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
     sampler = plan.make()
     kw = _sample_kwargs(plan, sampler, pen, seed=seed, reads=reads, sweeps=sweeps,
                         beta_range=beta_range, beta_schedule=beta_schedule, params=params)
+    clock.check("QUBO lowering")
+    _fits_one_read(plan, kw, pen, clock)
     bqm = pen.to_bqm(labels="index")
     if plan.time_limit == "tabu":
         # TabuSampler compares energy_threshold with the energy WITHOUT the offset.
         kw.setdefault("energy_threshold", -pen.offset + 1e-9 * max(1.0, abs(pen.offset)))
-        if time_limit is not None and "timeout" not in kw:
-            kw["timeout"] = max(1, int(1000 * time_limit / kw.get("num_reads", 1)))
+        left = clock.left()
+        if "timeout" not in kw:  # per read, in ms: the time limit shared out, else TABU_TIMEOUT_MS
+            kw["timeout"] = (TABU_TIMEOUT_MS if left is None
+                             else max(1, int(1000 * left / kw.get("num_reads", 1))))
 
-    samples, counts, sampling_s, sinfo = _sample(plan, sampler, bqm, kw, n, time_limit)
-    energies = pen.energies(samples)
-    total = int(counts.sum())
-    zero = energies == 0
-    p = float(counts[zero].sum()) / total if total else 0.0
-    t_read = sampling_s / total if total else float("nan")
-    cpu_s = sinfo.pop("sampling_cpu_s")
-    best = int(np.argmin(energies)) if len(energies) else None
-    ci = tts99_interval(int(counts[zero].sum()), total, t_read, seed=seed or 0)
+    got = _sample(plan, sampler, bqm, kw, pen, clock, keep_zero=unique and plan.exhaustive)
+    total = int(got.counts.sum())
+    successes = int(got.counts[got.energies == 0].sum())
+    p = successes / total if total else 0.0
+    t_read = got.sampling_s / total if total else float("nan")
+    ci = tts99_interval(successes, total, t_read, seed=seed or 0)
     stats = SamplingStats(
         reads=total, success_probability=p, time_per_read_s=t_read,
-        cpu_per_read_s=cpu_s / total if total else float("nan"), sampling_s=sampling_s,
+        cpu_per_read_s=got.cpu_s / total if total else float("nan"), sampling_s=got.sampling_s,
         tts99_s=None if plan.exhaustive else _finite(tts99(t_read, p)),
         tts99_low_s=None if plan.exhaustive else _finite(ci.low),
         tts99_high_s=None if plan.exhaustive else _finite(ci.high))
@@ -185,23 +192,22 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
         "sampler": plan.name, "qubo_variables": n, "qubo_interactions": len(pen.qv),
         "weights": dict(pen.weights),
         **{k: v for k, v in kw.items() if k in ("num_sweeps", "beta_schedule_type")},
-        **sinfo,
+        **got.info,
     }
     if plan.exhaustive:
-        info["solutions"] = int(zero.sum())
-    if best is None:
+        info["solutions"] = int((got.energies == 0).sum())
+    if got.best is None:
         return RawAnswer(Status.UNKNOWN, solve_s=time.perf_counter() - t0,
                          message="the sampler returned no samples", sampling=stats, info=info)
-    e_best = float(energies[best])
-    found = [samples[best]]
+    e_best = got.best_energy
+    found = [got.best]
     if e_best == 0:
         proven = None
         if unique and plan.exhaustive:
-            grids = {nm.decode(samples[best])}
-            for i in np.flatnonzero(zero):
-                g = nm.decode(samples[i])
-                if g not in grids:
-                    found.append(samples[i])
+            grids = {nm.decode(got.best)}
+            for x in got.zero_rows:
+                if nm.decode(x) not in grids:
+                    found.append(x)
                     break
             proven = len(found) == 1
         return RawAnswer(Status.SOLVED, tuple(found), solve_s=time.perf_counter() - t0,
@@ -210,37 +216,100 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
         return RawAnswer(Status.INFEASIBLE, solve_s=time.perf_counter() - t0, energy=e_best,
                          message=f"no state of the {n} variables has energy 0", sampling=stats,
                          info=info)
-    broken = pen.violated(samples[best])
+    broken = pen.violated(got.best)
     shown = ", ".join(map(str, broken[:3])) + (", ..." if len(broken) > 3 else "")
+    stopped = " (interrupted by the time limit)" if got.cut_short else ""
     return RawAnswer(Status.UNKNOWN, tuple(found), solve_s=time.perf_counter() - t0, energy=e_best,
-                     message=f"best of {total} reads has energy {e_best:g} and breaks "
+                     message=f"best of {total} reads{stopped} has energy {e_best:g} and breaks "
                              f"{len(broken)} constraints: {shown}", sampling=stats, info=info)
 
 
-def _sample(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], n: int,
-            time_limit: float | None) -> tuple[np.ndarray, np.ndarray, float, dict]:
-    """Call the sampler (in chunks when the time limit asks for it); samples in model order."""
+# Seconds per sweep and per unit of QUBO size (variables + 2 x interactions) of one simulated
+# annealing read, and of one steepest descent read (which grows faster than linearly), measured
+# on random 30x30 to 100x100 models here (2.2-2.7e-8; descent 2.5-2.9e-9 x size^1.5), rounded up.
+SA_SECONDS_PER_SWEEP_UNIT = 3.5e-8
+DESCENT_SECONDS_PER_UNIT15 = 4e-9
+SAMPLE_CHUNK_BYTES = 1 << 26  # 64 MB of int8 samples per sampler call at most
+
+
+def _fits_one_read(plan: _Plan, kw: dict[str, Any], pen: QuadraticPenalty, clock: Deadline) -> None:
+    """A read cannot be interrupted (samplers check between reads): refuse up front when one
+    read's estimated time does not fit the time left."""
+    size = pen.num_variables + 2 * len(pen.qv)
+    if plan.name == "sa" or "num_sweeps" in kw:
+        sweeps = kw.get("num_sweeps") or len(kw.get("beta_schedule") or ()) or SA_SWEEPS
+        clock.fits(f"first simulated annealing read ({sweeps} sweeps over {size:.3g} couplings)",
+                   sweeps * size * SA_SECONDS_PER_SWEEP_UNIT)
+    elif plan.name == "descent":
+        clock.fits(f"first steepest descent read ({size:.3g} couplings)",
+                   DESCENT_SECONDS_PER_UNIT15 * size ** 1.5)
+
+
+@dataclass
+class _Samples:
+    """What the statistics need of a batch of reads, without keeping every sample: the energy
+    and count of each distinct row, the best row (int8), and for an exhaustive uniqueness check
+    the rows at energy 0 (up to a few)."""
+    energies: np.ndarray
+    counts: np.ndarray
+    best: np.ndarray | None
+    best_energy: float
+    zero_rows: list[np.ndarray]
+    sampling_s: float
+    cpu_s: float
+    cut_short: bool
+    info: dict[str, Any]
+
+
+def _calls(plan: _Plan, kw: dict[str, Any], n: int, clock: Deadline) -> list[dict[str, Any]]:
+    """The sampler calls for the reads asked: a call holds at most SAMPLE_CHUNK_BYTES of samples;
+    with a time limit, a sampler that cannot be interrupted between reads is called in ten
+    chunks (seed + chunk number) so the clock is read in between."""
+    reads = kw.get("num_reads")
+    if reads is None:
+        return [kw]
+    size = max(1, SAMPLE_CHUNK_BYTES // max(1, n))
+    if clock.end is not None and plan.time_limit in ("interrupt", "chunks") \
+            and "interrupt_function" not in kw:
+        size = min(size, max(1, math.ceil(reads / 10)))
+    if size >= reads:
+        return [kw]
+    out = []
+    for k, start in enumerate(range(0, reads, size)):
+        c = {**kw, "num_reads": min(size, reads - start)}
+        if "seed" in c:
+            c["seed"] = (c["seed"] + k) % SEED_LIMIT
+        out.append(c)
+    return out
+
+
+def _sample(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: QuadraticPenalty,
+            clock: Deadline, keep_zero: bool = False) -> _Samples:
+    """Call the sampler (in chunks of reads when memory or the time limit ask for it) and keep
+    only what the statistics need. Ctrl-C stops a sampler that takes ``interrupt_function``
+    between reads and is raised on as KeyboardInterrupt once it has returned."""
+    n = pen.num_variables
     accepted = _sampler_parameters(sampler)
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
-    calls: list[dict[str, Any]] = [kw]
-    if deadline is not None and plan.time_limit == "interrupt" and \
-            (accepted is None or "interrupt_function" in accepted) and "interrupt_function" not in kw:
-        kw = {**kw, "interrupt_function": lambda: time.perf_counter() > deadline}
-        calls = [kw]
-    elif deadline is not None and plan.time_limit in ("interrupt", "chunks") and "num_reads" in kw:
-        reads = kw["num_reads"]
-        size = max(1, math.ceil(reads / 10))
-        calls = []
-        for k, start in enumerate(range(0, reads, size)):
-            c = {**kw, "num_reads": min(size, reads - start)}
-            if "seed" in c:
-                c["seed"] = (c["seed"] + k) % SEED_LIMIT
-            calls.append(c)
-    blocks, counts, spent, sinfo = [], [], 0.0, {"sampling_cpu_s": 0.0}
-    for c in calls:
-        if blocks and deadline is not None and time.perf_counter() > deadline:
+    interrupted: list[bool] = []
+    if plan.time_limit == "interrupt" and (accepted is None or "interrupt_function" in accepted) \
+            and "interrupt_function" not in kw:
+        def stop() -> bool:
+            try:
+                return bool(interrupted) or clock.expired()
+            except KeyboardInterrupt:  # raised here, inside the sampler's C++ loop: stop it
+                interrupted.append(True)
+                return True
+        kw = {**kw, "interrupt_function": stop}
+    energies, counts, zero_rows = [], [], []
+    best, best_e = None, math.inf
+    spent = cpu = 0.0
+    cut = False
+    sinfo: dict[str, Any] = {}
+    for c in _calls(plan, kw, n, clock):
+        if counts and clock.expired():
+            cut = True
             break
-        t, cpu = time.perf_counter(), time.process_time()
+        t, c0 = time.perf_counter(), time.process_time()
         try:
             ss = sampler.sample(bqm, **c)
             rec = ss.record
@@ -248,12 +317,21 @@ def _sample(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], n: int,
             raise BackendError(f"backend '{plan.name}': the sampler rejected its arguments: {exc}") \
                 from None
         spent += time.perf_counter() - t
-        sinfo["sampling_cpu_s"] += time.process_time() - cpu
+        cpu += time.process_time() - c0
+        if interrupted:
+            raise KeyboardInterrupt
         order = np.fromiter(ss.variables, dtype=np.int64, count=len(ss.variables))
         X = np.zeros((len(rec), n), dtype=np.int8)
         X[:, order] = rec.sample
-        blocks.append(X)
+        e = pen.energies(X)
+        energies.append(e)
         counts.append(np.asarray(getattr(rec, "num_occurrences", np.ones(len(rec))), dtype=np.int64))
+        if len(e):
+            k = int(np.argmin(e))
+            if e[k] < best_e:
+                best, best_e = X[k].copy(), float(e[k])
+        if keep_zero and len(zero_rows) < 64:
+            zero_rows.extend(X[i].copy() for i in np.flatnonzero(e == 0)[:64 - len(zero_rows)])
         if ss.info.get("beta_range") is not None:
             sinfo["beta_range"] = [float(b) for b in ss.info["beta_range"]]
         if isinstance(ss.info.get("beta_schedule_type"), str):
@@ -261,7 +339,12 @@ def _sample(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], n: int,
         timing = ss.info.get("timing")
         if isinstance(timing, dict) and "sampling_ns" in timing:
             sinfo["sampler_sampling_s"] = sinfo.get("sampler_sampling_s", 0.0) + timing["sampling_ns"] * 1e-9
-    return np.concatenate(blocks), np.concatenate(counts), spent, sinfo
+        del X, ss, rec
+    if clock.expired() and "interrupt_function" in kw:
+        cut = cut or int(sum(int(x.sum()) for x in counts)) < (kw.get("num_reads") or 0)
+    return _Samples(np.concatenate(energies) if energies else np.zeros(0),
+                    np.concatenate(counts) if counts else np.zeros(0, np.int64), best, best_e,
+                    zero_rows, spent, cpu, cut, sinfo)
 
 
 # -- the named backends -----------------------------------------------------------------------
@@ -352,7 +435,24 @@ def resolve(name: str) -> Backend:
         except Exception as exc:
             raise BackendError(f"backend '{name}': cannot create {cls}() ({exc})") from None
 
-    accepts_interrupt = "interrupt_function" in (_sampler_parameters(make()) or set())
+    sampler = make()
+    if _enumerates(sampler):  # holds all 2^n states: the exact backend's guard and meaning
+        plan = _Plan(name, make, None, "ignore", exhaustive=True)
+        return Backend(name, f"dimod sampler {module}.{cls}: all 2^n states, at most "
+                       f"{EXACT_MAX_VARIABLES} variables", _solver(plan), requires=(module,),
+                       options=dict(_WEIGHTS), supports_unique=True, reproducible=True,
+                       check_params=_param_checker(plan),
+                       refuse=size_limit(name, EXACT_MAX_VARIABLES, "it enumerates all 2^n states"))
+    accepts_interrupt = "interrupt_function" in (_sampler_parameters(sampler) or set())
     plan = _Plan(name, make, GENERIC_READS, "interrupt" if accepts_interrupt else "chunks")
     return Backend(name, f"dimod sampler {module}.{cls} on the penalty QUBO", _solver(plan),
                    requires=(module,), options=_SA_OPTIONS, check_params=_param_checker(plan))
+
+
+def _enumerates(sampler: Any) -> bool:
+    """Whether a dimod sampler enumerates every state (dimod's ExactSolver and its subclasses)."""
+    try:
+        import dimod
+    except ImportError:
+        return False
+    return isinstance(sampler, dimod.ExactSolver)

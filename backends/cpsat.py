@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from formulations.clock import NO_DEADLINE, Deadline
 from formulations.model import Constraint, Model, NonogramModel, Sense
 from formulations.options import coerce
 from formulations.results import BackendError, RawAnswer, Status
@@ -13,7 +14,7 @@ from formulations.results import BackendError, RawAnswer, Status
 from .base import Backend
 
 
-def _split(model: Model) -> tuple[dict[int, list[int]], list[Constraint]]:
+def _split(model: Model, clock: Deadline = NO_DEADLINE) -> tuple[dict[int, list[int]], list[Constraint]]:
     """The two-variable ``u - v <= 0`` constraints as implications grouped by antecedent
     (``{u: [v, ...]}``), and every other constraint as it is.
 
@@ -23,7 +24,9 @@ def _split(model: Model) -> tuple[dict[int, list[int]], list[Constraint]]:
     then: dict[int, list[int]] = {}
     linear: list[Constraint] = []
     eq, ge = Sense.EQ, Sense.GE
-    for c in model.constraints:
+    for k, c in enumerate(model.constraints):
+        if not k & 16383:
+            clock.check("CP-SAT translation")
         terms = c.terms
         if len(terms) != 2 or c.rhs != 0 or c.sense is eq:
             linear.append(c)
@@ -44,7 +47,7 @@ def _split(model: Model) -> tuple[dict[int, list[int]], list[Constraint]]:
     return then, linear
 
 
-def to_cpsat(model: Model, *, names: bool = False):
+def to_cpsat(model: Model, *, names: bool = False, deadline: Deadline | float | None = None):
     """Translate the model to a ``cp_model.CpModel`` whose variable i is the model's variable i.
 
     Written straight into the CP-SAT proto (every call into OR-Tools costs microseconds, and a
@@ -64,13 +67,18 @@ def to_cpsat(model: Model, *, names: bool = False):
             var.name = str(label)
     else:
         _add_binaries(proto, model.num_variables)
-    then, linear = _split(model)
+    clock = Deadline.of(deadline)
+    then, linear = _split(model, clock)
     add_con = proto.constraints.add
-    for u, vs in then.items():
+    for k, (u, vs) in enumerate(then.items()):
+        if not k & 16383:
+            clock.check("CP-SAT translation")
         con = add_con()
         con.enforcement_literal.append(u)
         con.bool_and.literals.extend(vs)
-    for c in linear:
+    for k, c in enumerate(linear):
+        if not k & 16383:
+            clock.check("CP-SAT translation")
         if not c.terms:  # a constant constraint kept because it fails: post "false"
             add_con().bool_or.literals.extend(())
             continue
@@ -102,6 +110,45 @@ def _add_binaries(proto, n: int) -> None:
             twice = CpModelProto()
             twice.copy_from(block)
             block.merge_from(twice)
+
+
+def _solve(solver, cp, callback=None):
+    """``solver.solve`` that Ctrl-C interrupts like every other backend: CP-SAT's own SIGINT
+    handler is off (``catch_sigint_signal``, which would end the search as if on time), a
+    watcher thread reads the signal from Python's wakeup fd and stops the search, and Python's
+    own handler then raises KeyboardInterrupt as the solve returns. Off the main thread (a Dask
+    worker) signals do not arrive, so the plain solve runs."""
+    import select
+    import signal
+    import threading
+
+    solver.parameters.catch_sigint_signal = False
+    args = (cp,) if callback is None else (cp, callback)
+    if threading.current_thread() is not threading.main_thread():
+        return solver.solve(*args)
+    import os
+
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(write_fd, False)
+    previous = signal.set_wakeup_fd(write_fd)
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            if select.select([read_fd], [], [], 0.1)[0] and signal.SIGINT in os.read(read_fd, 64):
+                solver.stop_search()
+                return
+
+    watcher = threading.Thread(target=watch, name="cp-sat-sigint", daemon=True)
+    watcher.start()
+    try:
+        return solver.solve(*args)
+    finally:
+        done.set()
+        signal.set_wakeup_fd(previous)
+        watcher.join()
+        os.close(read_fd)
+        os.close(write_fd)
 
 
 def _values(response) -> np.ndarray:
@@ -187,7 +234,7 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
     parameters = solver.parameters
     _set_params(parameters, {**TUNED, "cp_model_presolve": cp_presolve, "num_workers": workers,
                              **(params or {})})
-    cp = to_cpsat(nm.model, names=log)
+    cp = to_cpsat(nm.model, names=log, deadline=time_limit)
     if seed is not None:
         parameters.random_seed = seed % (1 << 31)  # CP-SAT takes a 32-bit seed
     parameters.log_search_progress = log
@@ -199,7 +246,7 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
         parameters.max_time_in_seconds = max(0.0, time_limit - (time.perf_counter() - t0))
     if unique and unique_by == "enumerate":
         return _solve_unique(nm, cp, solver, t0)
-    status = solver.solve(cp)
+    status = _solve(solver, cp)
     info: dict[str, Any] = {"cpsat_status": solver.status_name(status),
                             "cpsat_wall_s": solver.wall_time}  # CP-SAT's own clock, search only
     early = _no_solution(cp, status, t0, info)
@@ -216,7 +263,7 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
         clause.extend([-v - 1 if first[v] else v for v in nm.blocking_variables()])
         if time_limit is not None:
             parameters.max_time_in_seconds = max(0.0, time_limit - (time.perf_counter() - t0))
-        status2 = solver.solve(cp)
+        status2 = _solve(solver, cp)
         info["second_status"] = solver.status_name(status2)
         info["cpsat_wall_s"] += solver.wall_time
         if status2 == cp_model.INFEASIBLE:
@@ -267,7 +314,7 @@ def _solve_unique(nm: NonogramModel, cp, solver, t0: float) -> RawAnswer:
     solver.parameters.enumerate_all_solutions = True
     if solver.parameters.cp_model_presolve:
         solver.parameters.keep_all_feasible_solutions_in_presolve = True
-    status = solver.solve(cp, FirstTwo())
+    status = _solve(solver, cp, FirstTwo())
     info: dict[str, Any] = {"cpsat_status": solver.status_name(status),
                             "cpsat_wall_s": solver.wall_time}
     if not found:

@@ -41,6 +41,7 @@ from .base import Backend, size_limit
 INSTALL_HINT = 'pip install "nonogram-formulations[qbpp]"  (pins pyqbpp==2026.10.6)'
 DEFAULT_TIME_LIMIT = 10.0       # seconds; pyqbpp's own EasySolver default as well
 WORKER_GRACE_S = 15.0           # parent-side allowance for start-up and building on top of the limit
+_STARTUP_S = [1.0]              # a worker's start, import and build, as the last solve measured it
 EXHAUSTIVE_MAX_VARIABLES = 28   # 2**28 assignments take ~25 s here; beyond that use qbpp or cpsat
 LICENCE_HOWTO = ("activate a QUBO++ licence key as pyqbpp documents: `qbpp-license -k YOUR-KEY -a` "
                  "or set QBPP_LICENSE_KEY (a free trial key: run `qbpp-license -s` and register at "
@@ -161,6 +162,22 @@ def pyqbpp_limits() -> tuple[int, int]:
     return int(reply["max_var_count"]), int(reply["used_var_count"])
 
 
+FREE_VARIABLES = 100  # what pyqbpp allows without a licence key: smaller models need no check
+_LIMITS: list[tuple[int, int]] = []  # pyqbpp_limits() of a fresh worker, asked once per process
+
+
+def over_limit(nm: Any) -> ModelRefused | None:
+    """``Backend.refuse``: a model over pyqbpp's variable limit is refused before the model is
+    sent to a worker (the worker checks again, since a licence may change in between)."""
+    n = nm.model.num_variables
+    if n <= FREE_VARIABLES:
+        return None
+    if not _LIMITS:
+        _LIMITS.append(pyqbpp_limits())
+    max_vars, used = _LIMITS[0]
+    return refusal(n, max_vars, used, nm) if n > max_vars - used else None
+
+
 def pyqbpp_energies(nm: NonogramModel | Model, assignments, weights: Mapping[str, Any] | None = None,
                     ) -> np.ndarray:
     """pyqbpp's own energy of its expression (``Sol.comp_energy()``) for each 0/1 assignment,
@@ -195,14 +212,18 @@ def _solve(nm: NonogramModel, solver: str, backend: str, *, time_limit: float | 
     payload, scale = model_payload(model, w)
     request: dict[str, Any] = {"op": "solve", "solver": solver, **payload}
     if solver == "easy":
-        tl = DEFAULT_TIME_LIMIT if time_limit is None else max(0.0, float(time_limit))
+        # a time limit covers the worker's start and build too: EasySolver gets what is left
+        # after them (as the last workers took), and the worker is killed at the limit + 0.5 s
+        tl = (DEFAULT_TIME_LIMIT if time_limit is None
+              else max(0.0, float(time_limit) - _STARTUP_S[0]))
         params: dict[str, Any] = {"target_energy": 0, "time_limit": tl, "thread_count": thread_count}
         if seed is not None:
             params["seed"] = int(seed) & 0xFFFFFFFF
-        timeout: float | None = tl + WORKER_GRACE_S
+        timeout: float | None = (tl + WORKER_GRACE_S if time_limit is None
+                                 else max(0.0, float(time_limit)) + 0.5)
     else:
         params = {"target_energy": 0}
-        timeout = None if time_limit is None else max(0.0, float(time_limit)) + 2.0
+        timeout = None if time_limit is None else max(0.0, float(time_limit)) + 0.5
     request["params"] = params
 
     t0 = time.perf_counter()
@@ -212,6 +233,8 @@ def _solve(nm: NonogramModel, solver: str, backend: str, *, time_limit: float | 
     if reply is None:
         return failure_answer(problem, time.perf_counter() - t0, info)
     info["worker_s"] = round(reply.get("worker_s", 0.0), 6)
+    if "search_s" in reply:  # what the worker spent outside the search: its start-up estimate
+        _STARTUP_S[0] = max(0.0, reply["worker_s"] - reply["search_s"])
     for key in ("max_var_count", "used_var_count"):
         if key in reply:
             info[f"qbpp_{key}"] = reply[key]
@@ -285,6 +308,7 @@ BACKENDS = [
         requires=("pyqbpp",),
         install_hint=INSTALL_HINT,
         options={"weights": dict, "thread_count": int},
+        refuse=over_limit,
     ),
     Backend(
         name="qbpp-exhaustive",

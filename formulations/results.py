@@ -40,8 +40,8 @@ class BackendError(Exception):
 
 class Remedy(NamedTuple):
     """A change that would let a backend take a model: ``kind`` is ``"presolve"``, ``"no_x"``
-    (``detail``: the smaller model's size) or ``"other_backend"`` (``detail``: backend names
-    separated by commas)."""
+    (``detail``: the smaller model's size), ``"other_backend"`` (``detail``: backend names
+    separated by commas) or ``"memory_cap"`` (a higher cap for the model's size)."""
     kind: str
     detail: str = ""
 
@@ -53,10 +53,13 @@ class RemedyWords(NamedTuple):
     no_x: str
     each_backend: str = "{}"
     backends: str = "another backend ({})"
+    memory_cap: str = "a higher max_model_mb"
 
     def say(self, r: Remedy) -> str:
         if r.kind == "presolve":
             return self.presolve
+        if r.kind == "memory_cap":
+            return self.memory_cap
         if r.kind == "no_x":
             return self.no_x + (f" ({r.detail})" if r.detail else "")
         names = " or ".join(self.each_backend.format(n) for n in r.detail.split(",") if n)

@@ -35,7 +35,8 @@ def _argtype(parse, *args):
 
 CLI_WORDS = RemedyWords(
     presolve="--presolve (fix what line solving decides and hand over a smaller model)",
-    no_x="--no-x", each_backend="--backend {}", backends="{}")
+    no_x="--no-x", each_backend="--backend {}", backends="{}",
+    memory_cap="a higher --max-model-mb")
 """How this command line names a backend's remedies for a model it refuses."""
 
 

@@ -6,9 +6,15 @@ from typing import Any
 
 import numpy as np
 
+from .clock import Deadline, OutOfTime
 from .model.order import NonogramModel, build_model
+from .model.size import DEFAULT_MAX_MODEL_MB, ModelTooLarge
 from .puzzle import Grid, Puzzle, check_grid
-from .results import BackendError, PresolveStats, RawAnswer, SolveResult, Status
+from .results import BackendError, ModelRefused, PresolveStats, RawAnswer, Remedy, SolveResult, Status
+
+
+MODEL_CHECK_MAX_CONSTRAINTS = 1_000_000
+"""Up to this size a solution's assignment is also checked against every model constraint."""
 
 
 def verify(nm: NonogramModel, raw: RawAnswer, backend: str, *, build_s: float = 0.0,
@@ -16,8 +22,9 @@ def verify(nm: NonogramModel, raw: RawAnswer, backend: str, *, build_s: float = 
            presolve: PresolveStats | None = None) -> SolveResult:
     """Turn a backend's raw answer on the model ``nm`` into a result the package vouches for.
 
-    A grid is reported only when the model is feasible for the assignment and the independent
-    clue checker accepts the decoded grid; the solver's own claim is never trusted.
+    A grid is reported only when the independent clue checker accepts the decoded grid (and,
+    for models up to :data:`MODEL_CHECK_MAX_CONSTRAINTS`, the assignment satisfies the model);
+    the solver's own claim is never trusted.
     ``wall_s`` is the wall time of the backend call (default: the backend's own figure).
     """
     common = dict(backend=backend, use_x=nm.use_x, variables=nm.model.num_variables,
@@ -29,9 +36,13 @@ def verify(nm: NonogramModel, raw: RawAnswer, backend: str, *, build_s: float = 
     if not raw.assignments:
         return SolveResult(_no_grid_status(raw), message=raw.message, **common)
     best = raw.assignments[0]
-    broken = nm.model.violations(best)
     grid = nm.decode(best)
     problems = check_grid(nm.puzzle, grid)
+    # The grid is what is verified, always (linear in the grid). The assignment's feasibility in
+    # the model is checked as well when the model is small enough for it to stay cheap, and
+    # whenever the grid fails, to name the broken constraints.
+    check_model = problems or nm.model.num_constraints <= MODEL_CHECK_MAX_CONSTRAINTS
+    broken = nm.model.violations(best) if check_model else []
     if broken or problems:
         if raw.status is Status.SOLVED and not broken:
             # The model accepted it but the clues do not: a bug in the formulation, never hidden.
@@ -88,18 +99,25 @@ def _uniqueness(puzzle: Puzzle, grid: Grid, others: list[Grid], proven: bool | N
 
 def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None = None,
                  time_limit: float | None = None, seed: int | None = None, unique: bool = False,
-                 presolve: bool = False, **options: Any) -> SolveResult:
+                 presolve: bool = False, max_model_mb: float | None = DEFAULT_MAX_MODEL_MB,
+                 **options: Any) -> SolveResult:
     """Solve ``puzzle`` with a backend (a registry name or a ``Backend``) and return a verified
     result.
 
     ``use_x`` builds the model with (True) or without (False) the cell variables; None gives
     the backend the variant it solves faster (``Backend.use_x``: without x for cpsat).
 
+    ``time_limit`` (seconds) covers the whole solve: the model build, presolve, the backend's
+    translation and search all read one deadline; when it runs out the result is UNKNOWN and
+    its message names the stage (a stage whose size says it cannot end in time is not started).
+
     ``presolve=True`` line-solves first and hands the backend the model with every decided
     variable fixed (``formulations.model.presolve``); the grid is rebuilt from the fixed part plus
     the backend's answer and checked as usual. A fixed point that decides every cell, or proves
     the clues contradictory, answers without calling the backend (``result.presolve.solved``).
-    A model the backend cannot take raises :class:`~formulations.results.ModelRefused`.
+
+    A model the backend cannot take, or one over ``max_model_mb`` (estimated from the clues
+    before building), raises :class:`~formulations.results.ModelRefused`.
     """
     from backends import get_backend
 
@@ -107,26 +125,33 @@ def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None =
     opts = b.prepare(options)  # install and option errors before any work
     if unique and not b.supports_unique:
         raise BackendError(f"backend '{b.name}' cannot prove uniqueness; use cpsat or lines")
+    if time_limit is not None and not time_limit >= 0:
+        raise BackendError(f"time_limit must be a number of seconds >= 0, got {time_limit!r}")
+    clock = Deadline(time_limit)
     if not b.uses_model:
         if presolve:
             raise BackendError(f"backend '{b.name}' works on the puzzle itself; presolve does "
                                "not apply")
-        raw, wall = _timed_solve(b, puzzle, opts, time_limit=time_limit, seed=seed, unique=unique)
+        try:
+            raw, wall = _timed_solve(b, puzzle, opts, time_limit=clock.left(), seed=seed,
+                                     unique=unique)
+        except OutOfTime as exc:
+            return SolveResult(Status.UNKNOWN, b.name, message=str(exc))
         return verify_grids(puzzle, raw, b.name, wall_s=wall, unique_asked=unique)
+    ux = b.use_x if use_x is None else use_x
     t0 = time.perf_counter()
-    nm = build_model(puzzle, use_x=b.use_x if use_x is None else use_x)
+    try:
+        nm = build_model(puzzle, use_x=ux, deadline=clock, max_model_mb=max_model_mb)
+    except ModelTooLarge as exc:
+        remedies = (Remedy("no_x"),) if ux else ()
+        raise ModelRefused(b.name, str(exc), remedies + (Remedy("memory_cap"),)) from None
+    except OutOfTime as exc:
+        return SolveResult(Status.UNKNOWN, b.name, use_x=ux, build_s=time.perf_counter() - t0,
+                           message=str(exc))
     build_s = time.perf_counter() - t0
     if presolve:
-        return _solve_presolved(nm, b, build_s, time_limit=_remaining(time_limit, build_s),
-                                seed=seed, unique=unique, opts=opts)
-    raw, wall = _timed_solve(b, nm, opts, time_limit=_remaining(time_limit, build_s), seed=seed,
-                             unique=unique)
-    return verify(nm, raw, b.name, build_s=build_s, wall_s=wall, unique_asked=unique)
-
-
-def _remaining(time_limit: float | None, spent: float) -> float | None:
-    """The time limit covers the whole solve: model building and presolve count against it."""
-    return None if time_limit is None else max(0.0, time_limit - spent)
+        return _solve_presolved(nm, b, build_s, clock, seed=seed, unique=unique, opts=opts)
+    return _run_and_verify(b, nm, opts, clock, build_s=build_s, seed=seed, unique=unique)
 
 
 def _timed_solve(b: Any, target: Any, opts: dict[str, Any], **kwargs: Any) -> tuple[RawAnswer, float]:
@@ -138,15 +163,32 @@ def _timed_solve(b: Any, target: Any, opts: dict[str, Any], **kwargs: Any) -> tu
     return raw, time.perf_counter() - t0
 
 
-def _solve_presolved(nm: NonogramModel, b: Any, build_s: float, *, time_limit: float | None,
+def _run_and_verify(b: Any, nm: Any, opts: dict[str, Any], clock: Deadline, *, build_s: float,
+                    seed: int | None, unique: bool, presolve: PresolveStats | None = None,
+                    ) -> SolveResult:
+    """The backend on ``nm`` with the time left, then verification; a backend stage that runs out
+    of time (its translation, a lowering) gives an UNKNOWN result naming it."""
+    t0 = time.perf_counter()
+    try:
+        raw, wall = _timed_solve(b, nm, opts, time_limit=clock.left(), seed=seed, unique=unique)
+    except OutOfTime as exc:
+        raw, wall = RawAnswer(Status.UNKNOWN, message=str(exc)), time.perf_counter() - t0
+    return verify(nm, raw, b.name, build_s=build_s, wall_s=wall, unique_asked=unique,
+                  presolve=presolve)
+
+
+def _solve_presolved(nm: NonogramModel, b: Any, build_s: float, clock: Deadline, *,
                      seed: int | None, unique: bool, opts: dict[str, Any]) -> SolveResult:
     """The presolve path of :func:`solve_puzzle` (the backend sees only the free variables)."""
     from .model.presolve import presolve as run_presolve
 
     t0 = time.perf_counter()
-    pre = run_presolve(nm)
+    try:
+        pre = run_presolve(nm, clock)
+    except OutOfTime as exc:
+        return verify(nm, RawAnswer(Status.UNKNOWN, message=str(exc)), b.name, build_s=build_s,
+                      wall_s=0.0)
     stats = pre.stats(time.perf_counter() - t0)
-    wall = None
     if pre.infeasible:
         raw = RawAnswer(Status.INFEASIBLE, message="line solving proves the clues contradictory")
     elif pre.solved:
@@ -154,7 +196,7 @@ def _solve_presolved(nm: NonogramModel, b: Any, build_s: float, *, time_limit: f
         raw = RawAnswer(Status.SOLVED, (np.zeros(0, dtype=np.int8),), proven_unique=True,
                         message="presolve decided every cell; backend not called")
     else:
-        raw, wall = _timed_solve(b, pre, opts, time_limit=_remaining(time_limit, stats.seconds),
-                                 seed=seed, unique=unique)
-    return verify(pre, raw, b.name, build_s=build_s, wall_s=wall, unique_asked=unique,
+        return _run_and_verify(b, pre, opts, clock, build_s=build_s, seed=seed, unique=unique,
+                               presolve=stats)
+    return verify(pre, raw, b.name, build_s=build_s, wall_s=None, unique_asked=unique,
                   presolve=stats)

@@ -115,8 +115,10 @@ def test_exact_refuses_large_models():
 
 
 def test_tabu_threshold_stops_reads_at_energy_zero():
-    # with the offset-corrected threshold each read stops at a solution instead of running on
-    r = solve_puzzle(CAT, "tabu", seed=4, reads=5, use_x=False)
+    # with the offset-corrected threshold each read stops at a solution instead of running on;
+    # a per-read timeout far above the time a read needs (tabu's own default, 20 ms, is not on
+    # a loaded machine), so that the outcome does not depend on the load
+    r = solve_puzzle(CAT, "tabu", seed=4, reads=5, use_x=False, params={"timeout": 5000})
     assert_solved(r, CAT)
     assert r.sampling.success_probability == 1.0
 
@@ -152,7 +154,9 @@ def test_unknown_options_and_parameters_are_errors():
     with pytest.raises(BackendError, match="unknown parameter 'bogus'"):
         solve_puzzle(HEART, "sa", params={"bogus": "1"})
     with pytest.raises(BackendError, match="already set by option 'reads'"):
-        solve_puzzle(HEART, "sa", params={"num_reads": "3"})
+        solve_puzzle(HEART, "sa", reads=5, params={"num_reads": "3"})
+    # the default read count is no option given: the sampler's own num_reads replaces it
+    assert solve_puzzle(HEART, "sa", seed=1, params={"num_reads": "3"}).sampling.reads == 3
     with pytest.raises(BackendError, match="unknown constraint family"):
         solve_puzzle(HEART, "sa", weights={"links": 2})
     with pytest.raises(BackendError, match="beta_schedule"):

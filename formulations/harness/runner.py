@@ -50,7 +50,7 @@ def run_job(job: Job) -> dict[str, Any]:
     return rec.to_row()
 
 
-SWEEP_WORDS = RemedyWords("presolve=true", "x=false")
+SWEEP_WORDS = RemedyWords("presolve=true", "x=false", memory_cap="a higher max_model_mb")
 """A refused model's remedies in the words of a sweep's options (``--sweep x=false``)."""
 
 

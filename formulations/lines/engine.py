@@ -16,6 +16,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from ..clock import Deadline
 from ..puzzle import Grid, Puzzle
 from ..results import Status
 from .settle import LineSpec, colour_table, from_masks, line_spec, settle_bw, settle_masks
@@ -73,6 +74,7 @@ class Engine:
         self.sids = [_spec_id(sp) for sp in self.specs]
         self.line_solves = 0
         self.removed = 0
+        self.deadline: Deadline | None = None  # checked every few hundred line updates
 
     # -- states --------------------------------------------------------------------------------
     def initial_state(self) -> list[int]:
@@ -198,8 +200,13 @@ class Engine:
         settle = settle_masks
         solves = removed = 0
         pop, push = dq.popleft, dq.append
+        clock, tick = self.deadline, 0
         try:
             while dq:
+                if clock is not None:
+                    tick += 1
+                    if tick & 255 == 0:
+                        clock.check("line solving")
                 lid = pop()
                 inq[lid] = 0
                 base = lid * C
@@ -255,8 +262,13 @@ class Engine:
         settle = settle_bw
         solves = removed = 0
         pop, push = dq.popleft, dq.append
+        clock, tick = self.deadline, 0
         try:
             while dq:
+                if clock is not None:
+                    tick += 1
+                    if tick & 255 == 0:
+                        clock.check("line solving")
                 lid = pop()
                 inq[lid] = 0
                 b = lid + lid
@@ -362,13 +374,17 @@ def _single(d: int) -> int:
 
 
 def fixed_point(puzzle: Puzzle, domains: Sequence[Sequence[int]] | None = None, *,
-                record: bool = False, engine: Engine | None = None) -> FixedPoint:
+                record: bool = False, engine: Engine | None = None,
+                deadline: Deadline | float | None = None) -> FixedPoint:
     """Line-solve ``puzzle`` (optionally from given cell domains) until nothing changes.
 
     ``record=True`` keeps every line update that decided cells, in order, so that a notebook
-    can replay the picture filling in (``FixedPoint.snapshots()``).
+    can replay the picture filling in (``FixedPoint.snapshots()``). ``deadline`` stops it with
+    OutOfTime("line solving").
     """
     eng = engine or Engine(puzzle)
+    if deadline is not None:
+        eng.deadline = Deadline.of(deadline)
     if domains is None:
         state, lines = eng.initial_state(), eng.initial_lines()
     else:

@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass
 from operator import or_
 
+from ..clock import Deadline, OutOfTime
 from ..puzzle import Grid, Puzzle
 from ..results import Status
 from .engine import Engine
@@ -234,7 +235,14 @@ def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1, time_limit: float | N
                             time.perf_counter() - t0, timed_out)
 
     root = eng.initial_state()
-    if not eng.propagate(root, eng.initial_lines()):
+    eng.deadline = None if deadline is None else Deadline(deadline - time.perf_counter())
+    try:  # the first fixed point reads the clock too: on a huge puzzle it is most of the work
+        ok = eng.propagate(root, eng.initial_lines())
+    except OutOfTime:
+        return result(Status.UNKNOWN, False, True, eng.unknown_count(eng.initial_state()))
+    finally:
+        eng.deadline = None  # the searches check their own deadline at every probe
+    if not ok:
         return result(Status.INFEASIBLE, True, False, 0)
     root_unknown = eng.unknown_count(root)
     for s in searches:

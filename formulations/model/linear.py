@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from itertools import repeat
+from itertools import chain, repeat
 from operator import attrgetter
 from typing import Hashable, Iterable, Mapping, NamedTuple, Sequence
 
@@ -200,9 +200,31 @@ class Model:
         return arr
 
     def violations(self, assignment) -> list[Label]:
-        """Labels of the constraints the assignment breaks."""
-        x = self.as_array(assignment)
-        return [c.label for c in self.constraints if not c.holds(x)]
+        """Labels of the constraints the assignment breaks (vectorised: linear in the terms)."""
+        x = self.as_array(assignment).astype(np.int64)
+        con, var, coef, rhs, sense = self._arrays()
+        activity = np.bincount(con, weights=coef * x[var], minlength=len(rhs))
+        broken = np.where(sense == 0, activity != rhs,
+                          np.where(sense < 0, activity > rhs, activity < rhs))
+        return [self.constraints[k].label for k in np.flatnonzero(broken)]
+
+    def _arrays(self) -> tuple[np.ndarray, ...]:
+        """The constraints as flat arrays (constraint, variable, coefficient per term; rhs and
+        sense -1/0/1 for <=, ==, >= per constraint), built once per model size."""
+        m = len(self.constraints)
+        cached = getattr(self, "_flat", None)
+        if cached is not None and cached[0] == m:
+            return cached[1]
+        cons = self.constraints
+        counts = np.fromiter(map(len, map(attrgetter("terms"), cons)), dtype=np.int64, count=m)
+        flat = np.fromiter(chain.from_iterable(chain.from_iterable(map(attrgetter("terms"), cons))),
+                           dtype=np.int64, count=2 * int(counts.sum())).reshape(-1, 2)
+        code = {Sense.LE: -1, Sense.EQ: 0, Sense.GE: 1}
+        arrays = (np.repeat(np.arange(m), counts), flat[:, 0], flat[:, 1].astype(np.float64),
+                  np.fromiter(map(attrgetter("rhs"), cons), dtype=np.float64, count=m),
+                  np.fromiter((code[c.sense] for c in cons), dtype=np.int8, count=m))
+        self._flat = (m, arrays)
+        return arrays
 
     def is_feasible(self, assignment) -> bool:
         return not self.violations(assignment)

@@ -17,7 +17,9 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from ..puzzle import BACKGROUND, Clue, Grid, Puzzle, gaps, line_runs
+from ..clock import NO_DEADLINE, Deadline
 from .linear import Model, Sense
+from .size import DEFAULT_MAX_MODEL_MB, check_fits, estimate_size
 
 ROW, COL = "row", "col"
 Term = tuple[int, int]  # (variable index, coefficient)
@@ -245,24 +247,40 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def build_model(puzzle: Puzzle, *, use_x: bool = True) -> NonogramModel:
+def build_model(puzzle: Puzzle, *, use_x: bool = True, deadline: Deadline | float | None = None,
+                max_model_mb: float | None = DEFAULT_MAX_MODEL_MB) -> NonogramModel:
     """Build the order-encoded model of ``puzzle`` (seed 001).
 
     ``use_x=False`` links rows to columns directly (``R = C``), which halves the variables.
+    ``deadline`` (a :class:`~formulations.clock.Deadline` or seconds) bounds the build: it stops
+    with OutOfTime, or is refused up front when its size says it cannot end in time; a model
+    over ``max_model_mb`` (estimated from the clues, :mod:`.size`) is refused with
+    ModelTooLarge before any of it is built.
     """
     puzzle.validate()
+    clock = Deadline.of(deadline)
+    size = estimate_size(puzzle, use_x)
+    check_fits(size, max_model_mb)
+    clock.fits("model build", size.build_seconds)
     with _gc_paused():
-        return _build(puzzle, use_x)
+        return _build(puzzle, use_x, clock)
 
 
-def _build(puzzle: Puzzle, use_x: bool) -> NonogramModel:
+def _build(puzzle: Puzzle, use_x: bool, clock: Deadline = NO_DEADLINE) -> NonogramModel:
     """:func:`build_model` for a validated puzzle."""
     model = Model()
     h, w = puzzle.height, puzzle.width
     up: list[Term] = []  # up[v] == (v, 1) and down[v] == (v, -1), see _encode_line
     down: list[Term] = []
-    rows = tuple(_encode_line(model, ROW, i, puzzle.rows[i], w, up, down) for i in range(h))
-    cols = tuple(_encode_line(model, COL, j, puzzle.columns[j], h, up, down) for j in range(w))
+    rows_, cols_ = [], []
+    for i in range(h):
+        clock.check("model build")
+        rows_.append(_encode_line(model, ROW, i, puzzle.rows[i], w, up, down))
+    for j in range(w):
+        clock.check("model build")
+        cols_.append(_encode_line(model, COL, j, puzzle.columns[j], h, up, down))
+    rows, cols = tuple(rows_), tuple(cols_)
+    clock.check("model build")
     bw = puzzle.is_black_and_white
     colours = puzzle.colours or (1,)
     # per colour and line, B_c at every cell (see LineEncoding.position_terms); the column side
@@ -283,7 +301,9 @@ def _build(puzzle: Puzzle, use_x: bool) -> NonogramModel:
     link_rhs: list[int] = []
     cell_vars: dict[tuple[int, int], dict[int, int]] = {}
     next_x = model.num_variables
+    clock.check("model build")
     for i in range(h):
+        clock.check("model build")
         for j in range(w):
             for c in colours:
                 r_terms, r_const = row_terms[c][i][j]

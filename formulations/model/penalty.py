@@ -62,9 +62,12 @@ from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 
+from ..clock import Deadline
 from .linear import Model, Sense
 
 FAMILIES: tuple[str, ...] = ("monotone", "order", "link")
+ENERGY_CHUNK_BYTES = 1 << 27  # 128 MB: the largest temporary array an energy evaluation makes
+LOWERING_SECONDS_PER_CONSTRAINT = 8e-6  # measured ~6 us on this machine class, rounded up
 # Measured on cat15 (table above): structural constraints weigh twice the cell links.
 DEFAULT_WEIGHTS: dict[str, float] = {"monotone": 2.0, "order": 2.0, "link": 1.0}
 
@@ -198,10 +201,15 @@ class QuadraticPenalty:
     def num_variables(self) -> int:
         return len(self.linear)
 
-    def family_energies(self, samples: np.ndarray, chunk: int = 1 << 15) -> np.ndarray:
-        """Unweighted penalty per family, shape (S, F) (exact integers), for a (S, n) 0/1 array."""
+    def family_energies(self, samples: np.ndarray, chunk: int | None = None) -> np.ndarray:
+        """Unweighted penalty per family, shape (S, F) (exact integers), for a (S, n) 0/1 array.
+
+        Rows are taken ``chunk`` at a time, by default as many as keep each temporary array
+        (rows x interactions, float64) near :data:`ENERGY_CHUNK_BYTES`."""
         X = np.atleast_2d(np.asarray(samples))
         fq = self.terms.families
+        if chunk is None:
+            chunk = max(1, ENERGY_CHUNK_BYTES // (8 * max(1, X.shape[1], len(fq.qi))))
         out = np.empty((X.shape[0], len(fq.const)))
         for s in range(0, X.shape[0], chunk):
             Xc = X[s:s + chunk].astype(np.float64)
@@ -247,11 +255,16 @@ class QuadraticPenalty:
             variable_order=order)
 
 
-def penalty_terms(model_or_nm: Any) -> PenaltyTerms:
-    """Lower every constraint of the model to its unweighted quadratic penalty (vectorised)."""
+def penalty_terms(model_or_nm: Any, deadline: Deadline | float | None = None) -> PenaltyTerms:
+    """Lower every constraint of the model to its unweighted quadratic penalty (vectorised).
+
+    ``deadline``: refused up front (OutOfTime) when the estimated time does not fit, else
+    checked between the vectorised steps."""
     model = _model_of(model_or_nm)
     cons = model.constraints
     m, n = len(cons), model.num_variables
+    clock = Deadline.of(deadline)
+    clock.fits("QUBO lowering", m * LOWERING_SECONDS_PER_CONSTRAINT)
     fam_names = list(FAMILIES)
     fam_names += sorted({c.family for c in cons} - set(FAMILIES))
     fam_idx = {f: k for k, f in enumerate(fam_names)}
@@ -264,8 +277,10 @@ def penalty_terms(model_or_nm: Any) -> PenaltyTerms:
     senses[:] = list(map(attrgetter("sense"), cons))
     is_eq = senses == Sense.EQ  # object comparison in C; hashing Enums would be Python calls
     sign = np.where(senses == Sense.GE, -1, 1)
+    clock.check("QUBO lowering")
     flat = np.fromiter(chain.from_iterable(chain.from_iterable(terms)),
                        dtype=np.int64, count=2 * int(counts.sum())).reshape(-1, 2)
+    clock.check("QUBO lowering")
     var, coef = flat[:, 0], flat[:, 1]
     con = np.repeat(np.arange(m), counts)
     start = np.cumsum(counts) - counts
@@ -327,14 +342,16 @@ def penalty_terms(model_or_nm: Any) -> PenaltyTerms:
         lc, lv, lk = lc[kl], lv[kl], lk[kl]
     if not kq.all():
         qc, qa, qb, qk = qc[kq], qa[kq], qb[kq], qk[kq]
+    clock.check("QUBO lowering")
     fq = _family_qubos(n, len(fam_names), family, const, lc, lv, lk, qc, qa, qb, qk)
     return PenaltyTerms(n, tuple(model.labels), tuple(map(attrgetter("label"), cons)),
                         tuple(fam_names), family, const, lc, lv, lk, qc, qa, qb, qk, fq)
 
 
-def lower(model_or_nm: Any, weights: Mapping[str, Any] | None = None) -> QuadraticPenalty:
+def lower(model_or_nm: Any, weights: Mapping[str, Any] | None = None,
+          deadline: Deadline | float | None = None) -> QuadraticPenalty:
     """The model's weighted quadratic penalty (defaults: ``DEFAULT_WEIGHTS``)."""
-    return penalty_terms(model_or_nm).weighted(weights)
+    return penalty_terms(model_or_nm, deadline).weighted(weights)
 
 
 def to_bqm(model_or_nm: Any, weights: Mapping[str, Any] | None = None, *, labels: str = "model"):

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..clock import Deadline
 from ..lines.engine import FixedPoint, fixed_point
 from ..lines.settle import line_starts
 from ..puzzle import Grid
@@ -149,9 +150,12 @@ def _contradiction_model() -> Model:
     return m
 
 
-def presolve(nm: NonogramModel) -> Presolved:
-    """Line-solve ``nm.puzzle`` and return the model reduced by what the fixed point decides."""
-    fp = fixed_point(nm.puzzle)
+def presolve(nm: NonogramModel, deadline: Deadline | float | None = None) -> Presolved:
+    """Line-solve ``nm.puzzle`` and return the model reduced by what the fixed point decides.
+    ``deadline`` stops it with OutOfTime (stage "line solving" or "presolve")."""
+    clock = Deadline.of(deadline)
+    fp = fixed_point(nm.puzzle, deadline=clock)
+    clock.check("presolve")
     n = nm.model.num_variables
     values = np.zeros(n, dtype=np.int8)
     if fp.status is Status.INFEASIBLE:
@@ -162,9 +166,10 @@ def presolve(nm: NonogramModel) -> Presolved:
     free = tuple(v for v in range(n) if v not in fixed)
     back = {v: r for r, v in enumerate(free)}
     model = Model()
-    for v in free:
-        model.add_var(nm.model.labels[v])
-    for c in nm.model.constraints:
+    model.add_vars([nm.model.labels[v] for v in free])
+    for k, c in enumerate(nm.model.constraints):
+        if not k & 4095:
+            clock.check("presolve")
         coefs: dict[int, int] = {}
         const = 0
         for v, a in c.terms:
