@@ -385,23 +385,26 @@ def _param_checker(plan: _Plan) -> Callable[[dict[str, Any]], None]:
 _WEIGHTS = {"weights": dict, "params": dict}
 _SA_OPTIONS = {"reads": int, "sweeps": int, "beta_range": tuple, "beta_schedule": str, **_WEIGHTS}
 _HINT = 'pip install "nonogram-formulations[anneal]" (or: pip install dimod dwave-samplers)'
+_AT_LEAST_ONE = {"reads": 1, "sweeps": 1}
 
 BACKENDS = [
     Backend("sa", f"dwave-samplers simulated annealing on the penalty QUBO (default {SA_READS} "
                   f"reads x {SA_SWEEPS} sweeps, tuned on 15x15; 20x20 and up want 1000-10000 "
                   "sweeps)",
             _solver(_PLANS["sa"]), requires=("dimod", "dwave.samplers"), install_hint=_HINT,
-            options=_SA_OPTIONS, reproducible=True, check_params=_param_checker(_PLANS["sa"])),
+            options=_SA_OPTIONS, reproducible=True, check_params=_param_checker(_PLANS["sa"]),
+            minimum=_AT_LEAST_ONE),
     Backend("tabu", f"dwave-samplers tabu search on the penalty QUBO (default {TABU_READS} reads, "
                     "each stopping at energy 0)",
             _solver(_PLANS["tabu"]), requires=("dimod", "dwave.samplers"), install_hint=_HINT,
             options={"reads": int, **_WEIGHTS}, check_params=_param_checker(_PLANS["tabu"]),
+            minimum=_AT_LEAST_ONE,
             refuse=size_limit("tabu", TABU_MAX_VARIABLES, "it builds a dense n x n matrix")),
     Backend("descent", f"dwave-samplers steepest descent from random states "
                        f"(default {DESCENT_READS} reads; a baseline, rarely solves)",
             _solver(_PLANS["descent"]), requires=("dimod", "dwave.samplers"), install_hint=_HINT,
             options={"reads": int, **_WEIGHTS}, reproducible=True,
-            check_params=_param_checker(_PLANS["descent"])),
+            check_params=_param_checker(_PLANS["descent"]), minimum=_AT_LEAST_ONE),
     Backend("exact", f"dimod ExactSolver: all 2^n states, models of at most {EXACT_MAX_VARIABLES} "
                      "variables (proves infeasible/unique)",
             _solver(_PLANS["exact"]), requires=("dimod",), install_hint=_HINT,
@@ -446,7 +449,8 @@ def resolve(name: str) -> Backend:
     accepts_interrupt = "interrupt_function" in (_sampler_parameters(sampler) or set())
     plan = _Plan(name, make, GENERIC_READS, "interrupt" if accepts_interrupt else "chunks")
     return Backend(name, f"dimod sampler {module}.{cls} on the penalty QUBO", _solver(plan),
-                   requires=(module,), options=_SA_OPTIONS, check_params=_param_checker(plan))
+                   requires=(module,), options=_SA_OPTIONS, check_params=_param_checker(plan),
+                   minimum=_AT_LEAST_ONE)
 
 
 def _enumerates(sampler: Any) -> bool:

@@ -24,7 +24,8 @@ class Backend:
     take a model (too large for it), or None; it is asked before any solving.
     ``reproducible``: the same seed gives the same answer (checked by the conformance kit).
     ``check_params(params)`` raises BackendError for native parameters the solver would refuse,
-    so that a misspelt one fails before any model is built.
+    so that a misspelt one fails before any model is built; ``minimum`` gives the smallest
+    value of a numeric option (``reads``: 1).
     """
     name: str
     description: str
@@ -39,6 +40,7 @@ class Backend:
     refuse: Callable[[Any], ModelRefused | None] | None = None
     reproducible: bool = False
     check_params: Callable[[dict[str, Any]], None] | None = None
+    minimum: dict[str, float] = field(default_factory=dict)
 
     def available(self) -> bool:
         for mod in self.requires:
@@ -64,6 +66,9 @@ class Backend:
                 out[key] = coerce_option(self, key, value)
             except ValueError as exc:
                 raise BackendError(str(exc)) from None
+            low = self.minimum.get(key)
+            if low is not None and out[key] < low:
+                raise BackendError(f"{key} must be at least {low:g}, got {out[key]!r}")
         return out
 
     def prepare(self, options: dict[str, Any]) -> dict[str, Any]:

@@ -344,6 +344,7 @@ BACKENDS = [
         supports_unique=True,
         reproducible=True,
         check_params=check_params,
+        minimum={"workers": 0},
         # Without x by default: the same search with half the variables and fewer links to
         # translate. Measured (uniqueness proofs, one worker): 40 janko puzzles 12.8 ms against
         # 18.6 ms geomean per puzzle; the 29 webpbn survey puzzles about 1.3x faster.

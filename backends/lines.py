@@ -47,5 +47,6 @@ BACKENDS = [
         options={"probing": bool, "probe_limit": int},
         supports_unique=True,
         reproducible=True,
+        minimum={"probe_limit": 0},
     ),
 ]

@@ -309,6 +309,7 @@ BACKENDS = [
         install_hint=INSTALL_HINT,
         options={"weights": dict, "thread_count": int},
         refuse=over_limit,
+        minimum={"thread_count": 1},
     ),
     Backend(
         name="qbpp-exhaustive",

@@ -118,7 +118,9 @@ def route(backend: Any, pairs: Iterable[tuple[str, Any]], *, switches: bool = Tr
     declared = backend.options
     allowed = MODEL_SWITCHES if switches else {}
     for key, value in pairs:
-        if key in allowed:
+        if key == PARAMS and PARAMS in declared:  # native parameters given as one mapping
+            options.setdefault(PARAMS, {}).update(coerce(value, dict))
+        elif key in allowed:
             model[key] = coerce(value, allowed[key])
         elif key in declared and key != PARAMS:
             options[key] = coerce_option(backend, key, value)

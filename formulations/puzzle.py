@@ -31,8 +31,8 @@ class PuzzleError(ValueError):
 
     def located(self, path: str | None = None, line: int | None = None) -> "PuzzleError":
         """Return a copy that also names the file (and line) where the problem is."""
-        return PuzzleError(self.message, path=self.path or path,
-                           line=self.line if self.line is not None else line)
+        return type(self)(self.message, path=self.path or path,
+                          line=self.line if self.line is not None else line)
 
 
 @dataclass(frozen=True)

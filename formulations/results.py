@@ -200,7 +200,7 @@ class SolveResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready record: the same keys for every backend, null where a figure does
-        not apply, then the backend's own ``info`` figures."""
+        not apply; the backend's own figures are under ``info``."""
         d: dict[str, Any] = {
             "status": self.status.value,
             "grid": grid_to_strings(self.grid) if self.grid is not None else None,
@@ -219,8 +219,7 @@ class SolveResult:
         }
         d.update(self.presolve.to_dict() if self.presolve else dict.fromkeys(PRESOLVE_KEYS))
         d.update(self.sampling.to_dict() if self.sampling else dict.fromkeys(SAMPLING_KEYS))
-        for k, v in self.info.items():
-            d.setdefault(k, _jsonable(v))
+        d["info"] = _jsonable(self.info)  # what only this backend reports, kept apart
         return d
 
 

@@ -1,25 +1,46 @@
 """Command line: ``python -m formulations.solve FILE [--backend NAME] ...``.
 
-Exit codes: 0 solved, 1 infeasible or unknown (or error result), 2 bad input or usage.
+Exit codes: 0 solved, 1 infeasible or unknown (or error result), 2 bad input or usage,
+130 interrupted. With ``--json`` every outcome, errors included, is exactly one JSON object on
+stdout with the same keys (null where a figure does not apply).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any, Sequence
 
 from . import options as opt
-from .puzzle import PuzzleError
+from .io.common import MAX_INPUT_BYTES, InputTooLarge
+from .model.size import DEFAULT_MAX_MODEL_MB
+from .puzzle import Puzzle, PuzzleError
 from .results import BackendError, ModelRefused, RemedyWords, SolveResult, Status
 from .show.text import grid_lines, legend, render_text
 
-EXIT_SOLVED, EXIT_NOT_SOLVED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_SOLVED, EXIT_NOT_SOLVED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_MEANING = {EXIT_SOLVED: "solved", EXIT_NOT_SOLVED: "not solved (infeasible, unknown or an "
+                "error result)", EXIT_BAD_INPUT: "bad input or usage", EXIT_INTERRUPTED: "interrupted"}
+
+
+class UsageError(Exception):
+    """A command line that cannot be run as given (exit 2)."""
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors: one line, exit 2
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+    def error(self, message: str) -> None:  # usage errors: one line (or one JSON object), exit 2
+        raise UsageError(message)
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, got {text!r}")
+    return value
 
 
 def _argtype(parse, *args):
@@ -44,10 +65,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m formulations.solve",
                 description="Solve a nonogram with one of the package's backends; every answer is "
                             "checked against the clues.")
-    p.add_argument("file", nargs="?", help="puzzle file (.txt, .non, .xml, .nin, .toml; see README for the formats)")
+    p.add_argument("file", nargs="?", help="puzzle file (.txt, .non, .xml, .nin, .toml, .json; see "
+                   "README for the formats); FILE::KEY picks one puzzle of a multi-puzzle file")
     p.add_argument("--backend", default="cpsat", help="backend name (default cpsat; see --list-backends)")
     p.add_argument("--list-backends", action="store_true", help="list backends and whether they are installed")
-    p.add_argument("--time-limit", type=float, metavar="S", help="time limit in seconds")
+    p.add_argument("--time-limit", type=_positive, metavar="S",
+                   help="time limit in seconds for the whole run (build, presolve, solve)")
     p.add_argument("--seed", type=int, help="random seed")
     p.add_argument("--unique", action="store_true", help="also search for a second solution")
     xg = p.add_mutually_exclusive_group()
@@ -69,8 +92,15 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--param", type=_argtype(opt.parse_assignment), action="append", default=[],
                    metavar="KEY=VALUE",
                    help="backend/sampler-specific parameter (repeatable)")
-    p.add_argument("--export-bqm", metavar="PATH", help="write the model as a BQM/QUBO file and stop")
+    p.add_argument("--export-bqm", metavar="PATH",
+                   help="write the penalty QUBO and stop; the extension picks the format: .bqm and "
+                        ".json dimod, .qubo qbsolv text, .coo 'i j value' text")
     p.add_argument("--png", metavar="PATH", help="also draw the solved grid in the palette's colours")
+    p.add_argument("--max-input-mb", type=_positive, default=MAX_INPUT_BYTES / 2**20, metavar="MB",
+                   help=f"largest puzzle file read (default {MAX_INPUT_BYTES // 2**20})")
+    p.add_argument("--max-model-mb", type=_positive, default=DEFAULT_MAX_MODEL_MB, metavar="MB",
+                   help="memory cap for the model, estimated from the clues before it is built "
+                        f"(default {DEFAULT_MAX_MODEL_MB:.0f})")
     return p
 
 
@@ -126,77 +156,151 @@ def render(result: SolveResult, puzzle, *, ansi: bool = False) -> str:
     return "\n".join(out)
 
 
+def json_record(path: str | None, puzzle: Puzzle | None, result: SolveResult, code: int) -> dict:
+    """The one JSON object of a run: the puzzle (``puzzle`` is the path, ``title`` its title),
+    the result's keys (the same for every backend and every outcome), then the verdict."""
+    record: dict[str, Any] = {
+        "puzzle": path, "title": (puzzle.name or None) if puzzle is not None else None,
+        "height": puzzle.height if puzzle is not None else None,
+        "width": puzzle.width if puzzle is not None else None}
+    fields = result.to_dict()
+    if puzzle is not None:
+        for key in ("grid", "second_grid"):
+            grid = getattr(result, key)
+            fields[key] = grid_lines(puzzle, grid) if grid is not None else None
+    fields["legend"] = legend(puzzle) if puzzle is not None and not puzzle.is_black_and_white else None
+    record.update(fields)
+    record["exit_code"] = code
+    record["exit_meaning"] = EXIT_MEANING[code]
+    for key in ("message", "unique", "status"):  # the verdict last, where a reader looks
+        record[key] = record.pop(key)
+    return record
+
+
+class _Out:
+    """Where a run's answer goes: one JSON object or text on stdout, errors on stderr. Output to
+    a closed pipe (``| head``) ends quietly."""
+
+    def __init__(self, as_json: bool):
+        self.as_json = as_json
+
+    def write(self, text: str) -> None:
+        try:
+            print(text, flush=True)
+        except BrokenPipeError:
+            # the reader has gone: send what is left into nothing so that exiting does not fail
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+    def fail(self, code: int, message: str, *, path: str | None = None, puzzle: Puzzle | None = None,
+             backend: str = "", status: str = "error") -> int:
+        """Report an outcome without a solve result: one line on stderr (and with --json one
+        object on stdout)."""
+        print(f"error: {message}" if status == "error" else message, file=sys.stderr)
+        if self.as_json:
+            record = json_record(path, puzzle, SolveResult(Status.ERROR, backend, message=message), code)
+            record["status"] = status
+            self.write(json.dumps(record))
+        return code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    out = _Out("--json" in argv)
+    prog = "python -m formulations.solve"
+    try:
+        args = build_parser().parse_args(argv)
+    except UsageError as exc:
+        return out.fail(EXIT_BAD_INPUT, f"{prog}: {exc}")
     if args.list_backends:
-        print(list_backends())
+        out.write(list_backends())
         return EXIT_SOLVED
     if not args.file:
-        print("python -m formulations.solve: error: a puzzle FILE is required", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return out.fail(EXIT_BAD_INPUT, f"{prog}: a puzzle FILE is required")
+    puzzle = None
     try:
         from backends import get_backend
 
         from .io import read_puzzle
 
-        puzzle = read_puzzle(args.file)
+        puzzle = read_puzzle(args.file, max_bytes=int(args.max_input_mb * 2**20))
         if args.export_bqm:
-            if args.presolve:
-                raise BackendError("--export-bqm writes the full model; it cannot be combined "
-                                   "with --presolve")
-            from .model import build_model, export_bqm
-            written = export_bqm(build_model(puzzle, use_x=args.use_x is not False), args.export_bqm,
-                                 weights=args.weights)
-            print("wrote " + ", ".join(map(str, written)), file=sys.stderr)
-            return EXIT_SOLVED
+            return _export(args, puzzle, out)
         backend = get_backend(args.backend)
         opts = _options(args, backend)
         from .solving import solve_puzzle
         result = solve_puzzle(puzzle, backend, use_x=args.use_x, time_limit=args.time_limit,
-                              seed=args.seed, unique=args.unique, presolve=args.presolve, **opts)
+                              seed=args.seed, unique=args.unique, presolve=args.presolve,
+                              max_model_mb=args.max_model_mb, **opts)
+    except InputTooLarge as exc:
+        return out.fail(EXIT_BAD_INPUT, f"{exc} (--max-input-mb lifts it)", path=args.file,
+                        backend=args.backend)
     except ModelRefused as exc:
-        print(f"error: {exc.advice(CLI_WORDS)}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return out.fail(EXIT_BAD_INPUT, exc.advice(CLI_WORDS), path=args.file, puzzle=puzzle,
+                        backend=args.backend)
     except (PuzzleError, BackendError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return out.fail(EXIT_BAD_INPUT, str(exc), path=args.file, puzzle=puzzle,
+                        backend=args.backend)
     except OSError as exc:  # e.g. --export-bqm into a folder that does not exist
-        print(f"error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return out.fail(EXIT_BAD_INPUT, f"{exc.filename or ''}: {exc.strerror or exc}",
+                        path=args.file, puzzle=puzzle, backend=args.backend)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+        return out.fail(EXIT_INTERRUPTED, "interrupted", path=args.file, puzzle=puzzle,
+                        backend=args.backend, status="interrupted")
+    except MemoryError:
+        return out.fail(EXIT_NOT_SOLVED, f"backend '{args.backend}' ran out of memory (try "
+                        "--presolve, --no-x or a lower --max-model-mb)", path=args.file,
+                        puzzle=puzzle, backend=args.backend)
     except Exception as exc:  # a solver failing inside: one line, never a traceback
-        print(f"error: backend '{args.backend}' failed: {type(exc).__name__}: {exc}".splitlines()[0],
-              file=sys.stderr)
-        return EXIT_NOT_SOLVED
+        message = f"backend '{args.backend}' failed: {type(exc).__name__}: {exc}".splitlines()[0]
+        return out.fail(EXIT_NOT_SOLVED, message, path=args.file, puzzle=puzzle,
+                        backend=args.backend)
+    code = EXIT_SOLVED if result.status is Status.SOLVED else EXIT_NOT_SOLVED
+    if args.png:
+        png_problem = _draw(args.png, puzzle, result)
+        if png_problem:
+            return out.fail(EXIT_BAD_INPUT, png_problem, path=args.file, puzzle=puzzle,
+                            backend=args.backend)
     if args.json:
-        record = {"puzzle": puzzle.name or args.file, "height": puzzle.height, "width": puzzle.width}
-        fields = result.to_dict()
-        record["grid"] = grid_lines(puzzle, result.grid) if result.grid is not None else None
-        fields.pop("grid")
-        record.update(fields)
-        if result.second_grid is not None:
-            record["second_grid"] = grid_lines(puzzle, result.second_grid)
-        for key in ("unique", "status"):  # the verdict last, where a reader of a long line looks
-            record[key] = record.pop(key)
-        if not puzzle.is_black_and_white:
-            record["legend"] = legend(puzzle)
-        print(json.dumps(record))
+        out.write(json.dumps(json_record(args.file, puzzle, result, code)))
     else:
-        print(render(result, puzzle, ansi=sys.stdout.isatty()))
-    if args.png and result.grid is not None:
-        try:
-            from .show.png import save_png
-            save_png(puzzle, result.grid, args.png)
-        except ImportError:
-            print('error: --png needs matplotlib: pip install "nonogram-formulations[notebooks]"',
-                  file=sys.stderr)
-            return EXIT_BAD_INPUT
-        except OSError as exc:
-            print(f"error: {exc.filename or args.png}: {exc.strerror or exc}", file=sys.stderr)
-            return EXIT_BAD_INPUT
-    return EXIT_SOLVED if result.status is Status.SOLVED else EXIT_NOT_SOLVED
+        ansi = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        out.write(render(result, puzzle, ansi=ansi))
+    return code
+
+
+def _export(args: argparse.Namespace, puzzle: Puzzle, out: _Out) -> int:
+    """``--export-bqm PATH``: the model's penalty QUBO in the format PATH's extension names."""
+    if args.presolve:
+        raise BackendError("--export-bqm writes the full model; it cannot be combined with "
+                           "--presolve")
+    from .model import build_model, export_bqm
+
+    nm = build_model(puzzle, use_x=args.use_x is not False, max_model_mb=args.max_model_mb)
+    written = export_bqm(nm, args.export_bqm, weights=args.weights)
+    print(f"wrote {written}", file=sys.stderr)
+    if out.as_json:
+        record = json_record(args.file, puzzle, SolveResult(
+            Status.UNKNOWN, "export", use_x=nm.use_x, variables=nm.model.num_variables,
+            constraints=nm.model.num_constraints, message=f"wrote {written}"), EXIT_SOLVED)
+        record["status"] = "exported"
+        out.write(json.dumps(record))
+    return EXIT_SOLVED
+
+
+def _draw(path: str, puzzle: Puzzle, result: SolveResult) -> str:
+    """``--png``: the solved grid as a picture; a problem as one line ('' when drawn)."""
+    if result.grid is None:
+        print(f"--png: nothing drawn to {path}: no verified grid ({result.status.value})",
+              file=sys.stderr)
+        return ""
+    try:
+        from .show.png import save_png
+        save_png(puzzle, result.grid, path)
+    except ImportError:
+        return '--png needs matplotlib: pip install "nonogram-formulations[notebooks]"'
+    except OSError as exc:
+        return f"{exc.filename or path}: {exc.strerror or exc}"
+    return ""
 
 
 if __name__ == "__main__":

@@ -127,7 +127,9 @@ def test_export_bqm_writes_files_that_dimod_reads(tmp_path):
     with open(out, "rb") as f:
         bqm = dimod.BinaryQuadraticModel.from_file(f)
     assert bqm.num_variables == 236
-    assert (tmp_path / "cat.bqm.qubo.txt").read_text().strip()
+    assert sorted(q.name for q in tmp_path.iterdir()) == ["cat.bqm"]  # one file, as named
+    p = run("puzzles/cat15.txt", "--export-bqm", str(tmp_path / "cat.qubo"), "--no-x")
+    assert p.returncode == 0 and (tmp_path / "cat.qubo").read_text().startswith("c nonogram QUBO")
 
 
 def test_list_backends_names_every_registered_backend():

@@ -110,7 +110,8 @@ def test_hang_crash_and_failure_each_cost_one_row(tmp_path):
     smiley = ROOT / "puzzles" / "smiley25.txt"
     variants: list = ["cpsat", "ladder:cell", "ladder:row"]
     if "sa" in available_backends():
-        variants.append(("sa", {"reads": 0}))  # passes type checks, fails in the worker
+        # a value only the sampler itself can judge: every check passes, the run fails
+        variants.append(("dimod:dimod:RandomSampler", {"params": {"num_reads": "-1"}}))
 
     def kill_row_backtracking(job, pid):
         # seed 000: row backtracking needs many seconds on a 25x25; kill its worker mid-run
@@ -131,8 +132,8 @@ def test_hang_crash_and_failure_each_cost_one_row(tmp_path):
     assert crashed["status"] == "error" and crashed["message"] == "worker process died (signal SIGKILL)"
     if "sa" in available_backends():
         for name in ("heart5", "house10", "smiley25"):
-            r = by[(name, "sa", '{"reads": 0}')]
-            assert r["status"] == "error" and "reads must be at least 1" in r["message"]
+            r = by[(name, "dimod:dimod:RandomSampler", '{"params": {"num_reads": "-1"}}')]
+            assert r["status"] == "error" and "should be a positive integer" in r["message"]
     solved = [r for r in rows if r["status"] == "solved"]
     assert {(r["puzzle"], r["backend"]) for r in solved} == {
         ("heart5", "cpsat"), ("house10", "cpsat"), ("smiley25", "cpsat"),

@@ -224,36 +224,52 @@ def test_weights_change_energy_per_family():
 
 
 @pytest.mark.parametrize("use_x", [True, False])
-def test_export_writes_dimod_file_and_qubo_text(tmp_path, use_x):
+def test_export_writes_the_format_the_extension_names(tmp_path, use_x):
+    import json
+
     import dimod
 
     nm = build_model(cat15(), use_x=use_x)
-    path = tmp_path / "cat.bqm"
-    written = export_bqm(nm, path, weights={"link": 1.5})
-    assert [Path(p) for p in written] == [path, Path(str(path) + ".qubo.txt")]
-    with path.open("rb") as f:
-        bqm = dimod.BinaryQuadraticModel.from_file(f)
     pen = lower(nm, {"link": 1.5})
-    assert set(bqm.variables) == set(nm.model.labels)
     rng = np.random.default_rng(5)
     X = rng.integers(0, 2, size=(20, nm.model.num_variables)).astype(np.int8)
+    written = {ext: export_bqm(nm, tmp_path / f"cat{ext}", weights={"link": 1.5})
+               for ext in (".bqm", ".json", ".qubo", ".coo")}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cat.bqm", "cat.coo", "cat.json", "cat.qubo"]
+    with open(written[".bqm"], "rb") as f:
+        bqm = dimod.BinaryQuadraticModel.from_file(f)
+    from_json = dimod.BinaryQuadraticModel.from_serializable(
+        json.loads(Path(written[".json"]).read_text()))
+    for b in (bqm, from_json):
+        assert set(map(str, b.variables)) == set(map(str, nm.model.labels))
     assert np.allclose(bqm.energies((X, list(nm.model.labels))), pen.energies(X))
-    # the text file, read back with nothing but its own format description
-    offset, lin, quad, n = 0.0, {}, {}, None
-    for line in Path(written[1]).read_text().splitlines():
-        if line.startswith("c offset "):
-            offset = float(line.split()[2])
-        elif line.startswith("p qubo"):
-            n = int(line.split()[3])
-        elif line and not line.startswith("c"):
-            i, j, v = line.split()
-            (lin if i == j else quad)[(int(i), int(j))] = float(v)
-    assert n == nm.model.num_variables
-    h = np.zeros(n)
-    for (i, _), v in lin.items():
-        h[i] = v
-    text_e = np.array([offset + h @ x + sum(v * x[i] * x[j] for (i, j), v in quad.items()) for x in X])
-    assert np.allclose(text_e, pen.energies(X))
+    # the text files, read back with nothing but their own format descriptions
+    for ext, offset_prefix, n_prefix in ((".qubo", "c offset ", "p qubo"),
+                                         (".coo", "# offset ", "# variables")):
+        offset, lin, quad, n = 0.0, {}, {}, None
+        for line in Path(written[ext]).read_text().splitlines():
+            if line.startswith(offset_prefix):
+                offset = float(line.split()[2])
+            elif line.startswith(n_prefix):
+                n = int(line.split()[3 if ext == ".qubo" else 2])
+            elif line and not line.startswith(("c", "#")):
+                i, j, v = line.split()
+                (lin if i == j else quad)[(int(i), int(j))] = float(v)
+        assert n == nm.model.num_variables
+        h = np.zeros(n)
+        for (i, _), v in lin.items():
+            h[i] = v
+        text_e = np.array([offset + h @ x + sum(v * x[i] * x[j] for (i, j), v in quad.items())
+                           for x in X])
+        assert np.allclose(text_e, pen.energies(X)), ext
+
+
+def test_export_refuses_an_extension_it_cannot_tell(tmp_path):
+    from formulations.results import BackendError
+
+    with pytest.raises(BackendError, match="cannot tell the export format.*\\.bqm"):
+        export_bqm(build_model(cat15()), tmp_path / "x.txt")
+    assert not (tmp_path / "x.txt").exists()
 
 
 def test_export_rejects_bad_weights(tmp_path):

@@ -122,7 +122,9 @@ def test_native_inequality_penalty_is_the_indicator_for_the_order_encoding():
 def test_cat15_is_refused_cleanly_by_the_cli_and_this_process_lives_on():
     proc = _cli(str(CAT), "--backend", "qbpp", "--json")
     assert proc.returncode == 2
-    assert proc.stdout == ""
+    record = json.loads(proc.stdout)  # with --json the refusal too is one JSON object
+    assert record["status"] == "error" and record["exit_code"] == 2 and record["grid"] is None
+    assert "461 binary variables" in record["message"]
     err = proc.stderr
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     for needle in ("461 binary variables", "100 binary variables", "--presolve", "--backend sa",
@@ -139,7 +141,7 @@ def test_cli_json_stdout_is_one_object_without_the_licence_banner():
     proc = _cli(str(HEART), "--backend", "qbpp", "--json", "--seed", "2")
     assert proc.returncode == 0, proc.stderr
     record = json.loads(proc.stdout)
-    assert record["status"] == "solved" and record["energy"] == 0 and "tts" in record
+    assert record["status"] == "solved" and record["energy"] == 0 and "tts" in record["info"]
     assert "QUBO++" not in proc.stdout and "license" not in proc.stdout.lower()
 
 

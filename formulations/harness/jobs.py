@@ -68,18 +68,10 @@ def load_puzzles(specs: Iterable[str | Path | Puzzle | PuzzleRef],
 
 def select_puzzle(path: Path, key: str) -> PuzzleRef:
     """One puzzle of a multi-puzzle file: by key in a janko JSON file, else by number."""
-    from ..io import iter_janko, read_puzzles
+    from ..io import read_selected
 
-    text = f"{path}::{key}"
-    if path.suffix.lower() == ".json":
-        found = [q for kk, q, _ in iter_janko(path) if kk == key]
-        if not found:
-            raise PuzzleError(f"no puzzle with key {key!r}", path=str(path))
-        return PuzzleRef(key, text, found[0])
-    all_ = read_puzzles(path)
-    if not key.isdigit() or int(key) >= len(all_):
-        raise PuzzleError(f"no puzzle number {key!r} (file holds {len(all_)})", path=str(path))
-    return PuzzleRef(all_[int(key)].name or f"{path.stem}#{key}", text, all_[int(key)])
+    name, puzzle = read_selected(path, key)
+    return PuzzleRef(name, f"{path}::{key}", puzzle)
 
 
 def _file_refs(path: Path, puzzles: list[Puzzle]) -> list[PuzzleRef]:

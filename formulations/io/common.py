@@ -7,7 +7,9 @@ deep inside a parser says nothing about which file or line is wrong.
 """
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -29,15 +31,44 @@ class Parsed:
     line: int | None = None  # where the puzzle starts, for whole-puzzle errors
 
 
-def read_bytes(path: str | Path) -> bytes:
+MAX_INPUT_BYTES = 64 * 2**20
+"""The largest puzzle file read by default (64 MB: the largest real puzzle files are a few MB);
+``max_bytes`` lifts it."""
+
+
+class InputTooLarge(PuzzleError):
+    """A file over the input size cap (``max_bytes``)."""
+
+
+def read_bytes(path: str | Path, max_bytes: int | None = MAX_INPUT_BYTES) -> bytes:
+    """A puzzle file's bytes. Only regular files are read (a FIFO would block, a device such as
+    ``/dev/zero`` never end), and at most ``max_bytes`` of them (None: no cap)."""
+    where = str(path)
     try:
-        return Path(path).read_bytes()
+        st = os.stat(path)
     except FileNotFoundError:
-        raise PuzzleError("file not found", path=str(path)) from None
-    except IsADirectoryError:
-        raise PuzzleError("is a directory, not a puzzle file", path=str(path)) from None
+        raise PuzzleError("file not found", path=where) from None
     except OSError as e:
-        raise PuzzleError(f"cannot read file: {e.strerror or e}", path=str(path)) from None
+        raise PuzzleError(f"cannot read file: {e.strerror or e}", path=where) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise PuzzleError("is a directory, not a puzzle file", path=where)
+    if not stat.S_ISREG(st.st_mode):
+        kind = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device"
+                if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+                else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
+        raise PuzzleError(f"is {kind}, not a regular puzzle file", path=where)
+    if max_bytes is not None and st.st_size > max_bytes:
+        raise InputTooLarge(f"file is {st.st_size / 2**20:,.1f} MB, over the input cap of "
+                            f"{max_bytes / 2**20:,.0f} MB", path=where)
+    try:
+        with open(path, "rb") as f:
+            data = f.read(max_bytes + 1) if max_bytes is not None else f.read()
+    except OSError as e:
+        raise PuzzleError(f"cannot read file: {e.strerror or e}", path=where) from None
+    if max_bytes is not None and len(data) > max_bytes:  # it grew while being read
+        raise InputTooLarge(f"file is over the input cap of {max_bytes / 2**20:,.0f} MB",
+                            path=where)
+    return data
 
 
 def decode_text(data: bytes, where: str | None) -> str:

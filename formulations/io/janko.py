@@ -7,17 +7,18 @@ from pathlib import Path
 from typing import Iterator
 
 from ..puzzle import Grid, Puzzle, PuzzleError
-from .common import (Parsed, black_clue, build, decode_text, one_line, read_bytes, split_lines,
-                     split_tokens)
+from .common import (MAX_INPUT_BYTES, Parsed, black_clue, build, decode_text, one_line,
+                     read_bytes, split_lines, split_tokens)
 
 
-def iter_janko(path: str | Path) -> Iterator[tuple[str, Puzzle, Grid | None]]:
+def iter_janko(path: str | Path, max_bytes: int | None = MAX_INPUT_BYTES,
+               ) -> Iterator[tuple[str, Puzzle, Grid | None]]:
     """Yield ``(key, puzzle, solution)`` for each puzzle of a puzzlekit janko JSON file.
 
     Lazy in the puzzles (the file is one JSON document, so it is read whole), so that a caller
     sampling 50 of 2338 puzzles pays only for those."""
     where = str(path)
-    data = load_janko(decode_text(read_bytes(path), where), where)
+    data = load_janko(decode_text(read_bytes(path, max_bytes), where), where)
     for key, entry in data.items():
         puzzle, goal = janko_entry(key, entry, where)
         yield key, puzzle, goal

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Callable
 
 from ..puzzle import Grid, Puzzle, PuzzleError
-from .common import CLUEISH, build, decode_text, guard, read_bytes, split_lines, strip_comment
-from .janko import janko_entry, load_janko
+from .common import (CLUEISH, MAX_INPUT_BYTES, build, decode_text, guard, read_bytes, split_lines,
+                     strip_comment)
+from .janko import iter_janko, janko_entry, load_janko
 from .non import parse_non
 from .pynogram import ini_variant, parse_nonogrid, parse_pynogram
 from .text import (looks_nin, parse_dejoue, parse_jcross, parse_keen, parse_nin, parse_text,
@@ -43,15 +44,21 @@ EXTENSIONS: dict[str, str] = {
 """File extension -> format ("text" = any of the text variants)."""
 
 
-def read_puzzle(path: str | Path) -> Puzzle:
-    """The single puzzle in ``path``; format by extension, else by content."""
-    return read_puzzle_with_goal(path)[0]
+def read_puzzle(path: str | Path, max_bytes: int | None = MAX_INPUT_BYTES) -> Puzzle:
+    """The single puzzle in ``path``; format by extension, else by content. Only regular files
+    of at most ``max_bytes`` are read (None lifts the cap); ``FILE::KEY`` selects one puzzle of
+    a multi-puzzle file (:func:`read_selected`)."""
+    path_text, _, key = str(path).partition("::")
+    if key:
+        return read_selected(path_text, key, max_bytes)[1]
+    return read_puzzle_with_goal(path, max_bytes)[0]
 
 
-def read_puzzle_with_goal(path: str | Path) -> tuple[Puzzle, Grid | None]:
+def read_puzzle_with_goal(path: str | Path, max_bytes: int | None = MAX_INPUT_BYTES,
+                          ) -> tuple[Puzzle, Grid | None]:
     """The puzzle in ``path`` and the solution image the file carries, if any
     (``.non`` ``goal``, webpbn ``<solution type="goal">``, janko ``solution``)."""
-    return _single(_read_all(path), str(path))
+    return _single(_read_all(path, max_bytes), str(path))
 
 
 def read_goal(path: str | Path) -> Grid | None:
@@ -59,9 +66,25 @@ def read_goal(path: str | Path) -> Grid | None:
     return read_puzzle_with_goal(path)[1]
 
 
-def read_puzzles(path: str | Path) -> list[Puzzle]:
+def read_puzzles(path: str | Path, max_bytes: int | None = MAX_INPUT_BYTES) -> list[Puzzle]:
     """Every puzzle in ``path``: dejoue text and webpbn XML may hold several, janko JSON many."""
-    return [p for p, _ in _read_all(path)]
+    return [p for p, _ in _read_all(path, max_bytes)]
+
+
+def read_selected(path: str | Path, key: str, max_bytes: int | None = MAX_INPUT_BYTES,
+                  ) -> tuple[str, Puzzle]:
+    """One puzzle of a multi-puzzle file, ``(name, puzzle)``: by key in a janko JSON file, else
+    the ``key``-th (from 0) of the file's puzzles."""
+    path = Path(path)
+    if path.suffix.lower() == ".json":
+        found = [q for k, q, _ in iter_janko(path, max_bytes) if k == key]
+        if not found:
+            raise PuzzleError(f"no puzzle with key {key!r}", path=str(path))
+        return key, found[0]
+    all_ = read_puzzles(path, max_bytes)
+    if not key.isdigit() or int(key) >= len(all_):
+        raise PuzzleError(f"no puzzle number {key!r} (file holds {len(all_)})", path=str(path))
+    return all_[int(key)].name or f"{path.stem}#{key}", all_[int(key)]
 
 
 def parse_puzzle(text: str, fmt: str | None = None, path: str | Path | None = None) -> Puzzle:
@@ -89,9 +112,10 @@ def detect_format(text: str, path: str | Path | None = None) -> str | None:
     return _sniff(text)
 
 
-def _read_all(path: str | Path) -> list[tuple[Puzzle, Grid | None]]:
+def _read_all(path: str | Path, max_bytes: int | None = MAX_INPUT_BYTES,
+              ) -> list[tuple[Puzzle, Grid | None]]:
     where = str(path)
-    data = read_bytes(path)
+    data = read_bytes(path, max_bytes)
     if not data.strip(b"\xef\xbb\xbf \t\r\n"):
         raise PuzzleError("empty file", path=where)
     fmt = EXTENSIONS.get(Path(path).suffix.lower())

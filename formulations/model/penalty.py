@@ -42,14 +42,16 @@ Structural weights 2-3 with link weight 1 beat equal weights by about 2x (with x
 of the best in both encodings. (4,4,1), (2,1,1) and (1,2,1) were measured too and are worse;
 the full grid is ``bench/results/anneal_weights.csv``.
 
-Export (``export_bqm(nm, PATH)``) writes two files:
+Export (``export_bqm(nm, PATH)``) writes the format PATH's extension names:
 
-* ``PATH``: dimod's own serialization (``bqm.to_file()``, load with
+* ``.bqm``: dimod's own serialization (``bqm.to_file()``, load with
   ``dimod.BinaryQuadraticModel.from_file(open(PATH, "rb"))``), labelled with the model's labels;
-* ``PATH + ".qubo.txt"``: plain text in the qbsolv ``.qubo`` format: ``c`` comment lines (the
-  offset, the weights and one ``c var INDEX LABEL`` line per variable), a
-  ``p qubo 0 N NDIAG NCOUPLERS`` line, then ``i i h_i`` for each non-zero linear bias and
-  ``i j J_ij`` (``i < j``) for each coupler. Energy = offset + sum h_i x_i + sum J_ij x_i x_j.
+* ``.json``: dimod's serializable form as JSON (``BinaryQuadraticModel.from_serializable``);
+* ``.qubo``: plain text in the qbsolv format: ``c`` comment lines (the offset, the weights and
+  one ``c var INDEX LABEL`` line per variable), a ``p qubo 0 N NDIAG NCOUPLERS`` line, then
+  ``i i h_i`` for each non-zero linear bias and ``i j J_ij`` (``i < j``) for each coupler.
+  Energy = offset + sum h_i x_i + sum J_ij x_i x_j;
+* ``.coo``: ``i j value`` lines (``i == j`` linear), the offset in a ``#`` comment line.
 """
 from __future__ import annotations
 
@@ -374,29 +376,60 @@ def qubo_text(pen: QuadraticPenalty, title: str = "") -> str:
     return "\n".join(out) + "\n"
 
 
-def export_bqm(nm: Any, path: str | Path, weights: Mapping[str, Any] | None = None) -> tuple[str, str]:
-    """Write the BQM to ``path`` (dimod serialization) and ``path + ".qubo.txt"`` (plain text).
+EXPORT_FORMATS: dict[str, str] = {
+    ".bqm": "dimod's binary BQM file (dimod.BinaryQuadraticModel.from_file)",
+    ".json": "dimod's serializable BQM as JSON (dimod.BinaryQuadraticModel.from_serializable)",
+    ".qubo": "qbsolv .qubo text (labels and offset in comment lines)",
+    ".coo": "plain 'i j value' lines, i <= j (i == j: linear), offset in a comment line",
+}
+"""The formats :func:`export_bqm` writes, chosen by the file's extension."""
 
-    Returns both paths. The dimod file keeps the model's labels; the text file numbers the
-    variables in model order and lists the labels in comments. Bad weights raise BackendError
-    (the CLI's exit code 2).
-    """
+
+def coo_text(pen: QuadraticPenalty, title: str = "") -> str:
+    """The penalty as plain COO lines ``i j value`` (``i == j`` linear, ``i < j`` quadratic)."""
+    diag = np.flatnonzero(pen.linear)
+    out = [f"# nonogram QUBO{': ' + title if title else ''}; energy = offset + sum value x_i x_j",
+           f"# offset {pen.offset!r}", f"# variables {pen.num_variables}"]
+    out += [f"{i} {i} {v!r}" for i, v in zip(diag.tolist(), pen.linear[diag].tolist())]
+    out += [f"{i} {j} {v!r}" for i, j, v in zip(pen.qi.tolist(), pen.qj.tolist(), pen.qv.tolist())]
+    return "\n".join(out) + "\n"
+
+
+def export_bqm(nm: Any, path: str | Path, weights: Mapping[str, Any] | None = None) -> str:
+    """Write the penalty QUBO to ``path`` in the format its extension names
+    (:data:`EXPORT_FORMATS`: ``.bqm`` and ``.json`` dimod, ``.qubo`` and ``.coo`` text) and
+    return the path. dimod's files keep the model's labels; the text files number the
+    variables in model order (``.qubo`` lists the labels in comments). An unknown extension or
+    bad weights raise BackendError (the CLI's exit code 2)."""
     from ..results import BackendError
 
+    path = Path(path)
+    ext = path.suffix.lower()
+    if ext not in EXPORT_FORMATS:
+        raise BackendError(f"{path}: cannot tell the export format from the extension "
+                           f"{ext or '(none)'}; use one of "
+                           + "; ".join(f"{e} {d}" for e, d in EXPORT_FORMATS.items()))
     try:
         pen = lower(nm, weights)
     except ValueError as exc:
         raise BackendError(str(exc)) from None
-    bqm = pen.to_bqm(labels="model")
-    path = Path(path)
-    text_path = Path(str(path) + ".qubo.txt")
-    with bqm.to_file() as f:
-        f.seek(0)
-        path.write_bytes(f.read())
     puzzle = getattr(nm, "puzzle", None)
     title = ""
     if puzzle is not None:
         title = f"{puzzle.name or 'puzzle'} {puzzle.height}x{puzzle.width}" + \
                 ("" if getattr(nm, "use_x", True) else " (no x)")
-    text_path.write_text(qubo_text(pen, title))
-    return str(path), str(text_path)
+    if ext == ".qubo":
+        path.write_text(qubo_text(pen, title))
+    elif ext == ".coo":
+        path.write_text(coo_text(pen, title))
+    elif ext == ".json":
+        import json
+
+        bqm = pen.to_bqm(labels="model")
+        path.write_text(json.dumps(bqm.to_serializable(), default=str))
+    else:
+        bqm = pen.to_bqm(labels="model")
+        with bqm.to_file() as f:
+            f.seek(0)
+            path.write_bytes(f.read())
+    return str(path)
