@@ -136,9 +136,15 @@ class Puzzle:
         return str(c)
 
 
-def format_clue(clue: Clue) -> str:
-    """Clue as text: ``3 1`` for black, ``3r 1b`` style suffixes are left to writers."""
-    return " ".join(str(b.length) for b in clue) if clue else "0"
+def format_clue(clue: Clue, max_blocks: int | None = 12) -> str:
+    """Clue as text: ``3 1`` for black, ``3r 1b`` style suffixes are left to writers. A clue of
+    more than ``max_blocks`` blocks is shortened (messages stay one readable line)."""
+    if not clue:
+        return "0"
+    if max_blocks is not None and len(clue) > max_blocks:
+        head = " ".join(str(b.length) for b in clue[:max_blocks])
+        return f"{head} ... ({len(clue)} blocks)"
+    return " ".join(str(b.length) for b in clue)
 
 
 Grid = tuple[tuple[int, ...], ...]

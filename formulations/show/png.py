@@ -1,4 +1,10 @@
-"""A solved grid as a PNG in the palette's real colours (matplotlib, imported when drawing)."""
+"""A solved grid as a PNG in the palette's real colours (matplotlib writes the file).
+
+The picture is built as an array, cell by cell, so its size is known before anything is drawn:
+the cell size shrinks to keep the longer side within a pixel budget (a 512x512 puzzle gets 8 px
+cells, not an 8192-pixel-wide canvas), and the grid lines are drawn only while cells are big
+enough to show them.
+"""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,24 +12,42 @@ from pathlib import Path
 from ..puzzle import Grid, Puzzle
 from .text import rgb
 
+CELL_PX = 16
+MAX_SIDE_PX = 4096
+GRID_LINE = (187, 187, 187)
 
-def save_png(puzzle: Puzzle, grid: Grid, path: str | Path, *, cell_px: int = 16) -> Path:
-    """Draw the grid with the palette's real colours (matplotlib, imported here)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+
+def cell_size(height: int, width: int, cell_px: int | None = None, max_side_px: int = MAX_SIDE_PX) -> int:
+    """Pixels per cell: ``cell_px`` (default 16), less when the picture would exceed
+    ``max_side_px`` on its longer side (at least 1)."""
+    want = CELL_PX if cell_px is None else max(1, int(cell_px))
+    return max(1, min(want, max_side_px // max(1, height, width)))
+
+
+def grid_image(puzzle: Puzzle, grid: Grid, cell_px: int | None = None,
+               max_side_px: int = MAX_SIDE_PX):
+    """The picture as an ``(H, W, 3)`` uint8 array."""
     import numpy as np
 
     h, w = len(grid), len(grid[0])
-    img = np.array([[rgb(puzzle, v) for v in row] for row in grid], dtype=np.uint8)
-    fig = plt.figure(figsize=(max(1.0, w * cell_px / 100), max(1.0, h * cell_px / 100)), dpi=100)
-    ax = fig.add_axes((0, 0, 1, 1))
-    ax.imshow(img, interpolation="nearest")
-    ax.set_xticks(np.arange(-0.5, w, 1), minor=True)
-    ax.set_yticks(np.arange(-0.5, h, 1), minor=True)
-    ax.grid(which="minor", color="#bbbbbb", linewidth=0.3)
-    ax.tick_params(which="both", length=0, labelbottom=False, labelleft=False)
+    px = cell_size(h, w, cell_px, max_side_px)
+    cells = np.asarray(grid, dtype=np.int64)
+    colours = sorted({int(v) for v in np.unique(cells)})
+    table = np.zeros((max(colours) + 1, 3), dtype=np.uint8)
+    for c in colours:
+        table[c] = rgb(puzzle, c)
+    img = table[cells].repeat(px, axis=0).repeat(px, axis=1)
+    if px >= 4:  # one-pixel grid lines between cells
+        img[::px, :, :] = GRID_LINE
+        img[:, ::px, :] = GRID_LINE
+    return img
+
+
+def save_png(puzzle: Puzzle, grid: Grid, path: str | Path, *, cell_px: int | None = None,
+             max_side_px: int = MAX_SIDE_PX) -> Path:
+    """Write the grid as a PNG with the palette's real colours (matplotlib, imported here)."""
+    from matplotlib.image import imsave
+
     out = Path(path)
-    fig.savefig(out)
-    plt.close(fig)
+    imsave(out, grid_image(puzzle, grid, cell_px, max_side_px), format="png")
     return out
