@@ -214,6 +214,9 @@ def _death_message(slot: _Slot, exc: BaseException) -> str:
     return f"worker process died ({exit_text(codes[0]) if codes else 'no exit code'})"
 
 
+SCHEDULER_TIMEOUT_S = 15.0
+
+
 def run_dask(jobs: Sequence[Job], scheduler: Any, emit: Callable[[dict], None]) -> None:
     try:
         from distributed import Client, as_completed
@@ -221,7 +224,12 @@ def run_dask(jobs: Sequence[Job], scheduler: Any, emit: Callable[[dict], None]) 
         raise BackendError('a Dask scheduler needs Dask distributed: pip install '
                            '"nonogram-formulations[compare]" (or: pip install distributed)') from None
     own = not isinstance(scheduler, Client)
-    client = Client(scheduler) if own else scheduler
+    try:
+        client = Client(scheduler, timeout=SCHEDULER_TIMEOUT_S) if own else scheduler
+    except (OSError, TimeoutError) as exc:
+        why = str(exc) or type(exc).__name__
+        raise BackendError(f"cannot reach the Dask scheduler at {scheduler!r} within "
+                           f"{SCHEDULER_TIMEOUT_S:g} s: {why}") from None
     futures = []
     try:
         tag = os.urandom(4).hex()  # task keys unique to this sweep
