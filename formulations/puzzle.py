@@ -6,6 +6,7 @@ that colour nonograms need no change of representation, only of the builder and 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter, eq
 from typing import Iterable, Sequence
 
 BACKGROUND = 0
@@ -60,11 +61,25 @@ def make_clue(items: Iterable[int | Block | tuple[int, int]]) -> Clue:
     return tuple(blocks)
 
 
+_BLOCKS: dict[tuple[int, int], Block] = {}
+
+
+def block(length: int, colour: int = BLACK) -> Block:
+    """The block of this length and colour, shared (blocks are immutable; a big puzzle file has
+    hundreds of thousands of them and a handful of distinct ones)."""
+    key = (length, colour)
+    b = _BLOCKS.get(key)
+    if b is None:
+        b = _BLOCKS[key] = Block(length, colour) if len(_BLOCKS) < 100_000 else None
+        if b is None:
+            return Block(length, colour)
+    return b
+
+
 def min_length(clue: Clue) -> int:
     """Cells a clue needs when packed: blocks plus one gap between same-coloured neighbours."""
-    total = sum(b.length for b in clue)
-    total += sum(1 for a, b in zip(clue, clue[1:]) if a.colour == b.colour)
-    return total
+    colours = list(map(attrgetter("colour"), clue))
+    return sum(map(attrgetter("length"), clue)) + sum(map(eq, colours, colours[1:]))
 
 
 def gaps(clue: Clue) -> list[int]:

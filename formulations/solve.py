@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from typing import Any, Sequence
 
 from . import options as opt
@@ -204,6 +205,7 @@ class _Out:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    started = time.perf_counter()  # the time limit covers reading the puzzle too
     argv = list(sys.argv[1:] if argv is None else argv)
     out = _Out("--json" in argv)
     prog = "python -m formulations.solve"
@@ -228,7 +230,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         backend = get_backend(args.backend)
         opts = _options(args, backend)
         from .solving import solve_puzzle
-        result = solve_puzzle(puzzle, backend, use_x=args.use_x, time_limit=args.time_limit,
+        left = None if args.time_limit is None else max(
+            0.0, args.time_limit - (time.perf_counter() - started))
+        result = solve_puzzle(puzzle, backend, use_x=args.use_x, time_limit=left,
                               seed=args.seed, unique=args.unique, presolve=args.presolve,
                               max_model_mb=args.max_model_mb, **opts)
     except InputTooLarge as exc:

@@ -121,13 +121,13 @@ def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None =
     """
     from backends import get_backend
 
+    if time_limit is not None and not time_limit >= 0:
+        raise BackendError(f"time_limit must be a number of seconds >= 0, got {time_limit!r}")
+    clock = Deadline(time_limit)  # from the start: importing a solver (prepare) counts too
     b = get_backend(backend)
     opts = b.prepare(options)  # install and option errors before any work
     if unique and not b.supports_unique:
         raise BackendError(f"backend '{b.name}' cannot prove uniqueness; use cpsat or lines")
-    if time_limit is not None and not time_limit >= 0:
-        raise BackendError(f"time_limit must be a number of seconds >= 0, got {time_limit!r}")
-    clock = Deadline(time_limit)
     if not b.uses_model:
         if presolve:
             raise BackendError(f"backend '{b.name}' works on the puzzle itself; presolve does "

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ..puzzle import Block, Clue, Grid, Puzzle, PuzzleError, format_clue, min_length
+from ..puzzle import Block, Clue, Grid, Puzzle, PuzzleError, block, format_clue, min_length
 
 DEFAULT_PALETTE = ((0, "white", "#ffffff"), (1, "black", "#000000"))
 
@@ -136,6 +136,9 @@ CLUEISH = re.compile(r"[\d\s,+-]*")
 def black_clue(tokens: list[str], line: int | None) -> Clue:
     """Black clue from number tokens: none or a lone 0 is the empty clue; any other 0 or a
     negative number is an error, since it is almost always a typo or a broken converter."""
+    fast = plain_clue(tokens, line)
+    if fast is not None:
+        return fast
     lengths = []
     for tok in tokens:
         if not INT.fullmatch(tok):
@@ -149,12 +152,33 @@ def check_lengths(blocks: list[Block], tokens: list[str], line: int | None) -> C
         return ()
     for b in blocks:
         if b.length < 0:
-            raise PuzzleError(f"negative block length {b.length} in clue {' '.join(tokens)}",
+            raise PuzzleError(f"negative block length {b.length} in clue {_shown(tokens)}",
                               line=line)
         if b.length == 0:
-            raise PuzzleError(f"zero-length block in clue {' '.join(tokens)} "
+            raise PuzzleError(f"zero-length block in clue {_shown(tokens)} "
                               "(a lone 0 is the empty clue)", line=line)
     return tuple(blocks)
+
+
+def _shown(tokens: list[str], most: int = 12) -> str:
+    """A clue's tokens for a message, shortened past ``most``."""
+    if len(tokens) <= most:
+        return " ".join(tokens)
+    return " ".join(tokens[:most]) + f" ... ({len(tokens)} tokens)"
+
+
+def plain_clue(tokens: list[str], line: int | None) -> Clue | None:
+    """The black clue of tokens that are all plain numbers (the common case, read fast), or
+    None when some token is anything else (the format's own parser then reads the line)."""
+    if not all(t.isdigit() and t.isascii() for t in tokens):
+        return None
+    lengths = list(map(int, tokens))
+    if lengths == [0]:
+        return ()
+    if 0 in lengths:
+        raise PuzzleError(f"zero-length block in clue {_shown(tokens)} (a lone 0 is the empty "
+                          "clue)", line=line)
+    return tuple(map(block, lengths))
 
 
 def split_tokens(s: str) -> list[str]:

@@ -5,7 +5,7 @@ import html
 import re
 
 from ..puzzle import BLACK, Block, Clue, Grid, PuzzleError
-from .common import DEFAULT_PALETTE, Parsed, check_lengths, split_lines, split_tokens
+from .common import DEFAULT_PALETTE, Parsed, check_lengths, plain_clue, split_lines, split_tokens
 from .writers import NON_LETTERS, non_colour
 
 # Shown for .non colour letters used without a ``color`` line ("the interface picks").
@@ -97,6 +97,9 @@ def parse_non(text: str) -> Parsed:
 
 def _non_clue(s: str, line: int, used: set[str]) -> Clue:
     tokens = split_tokens(s)
+    fast = plain_clue(tokens, line)  # black numbers only: no letters to look for
+    if fast is not None:
+        return fast
     blocks = []
     for tok in tokens:
         m = _NON_CLUE_ITEM.fullmatch(tok)

@@ -12,7 +12,7 @@ import re
 from ..puzzle import BLACK, Block, Clue, Grid, Puzzle, PuzzleError
 from .colours import css_rgb, distinct_rgb
 from .common import (CLUEISH, DEFAULT_PALETTE, INT, Parsed, black_clue, build, check_lengths,
-                     split_lines, split_tokens, strip_comment)
+                     plain_clue, split_lines, split_tokens, strip_comment)
 from .pynogram import INI_SECTION, ini_variant
 
 
@@ -152,6 +152,9 @@ def _colour_line(raw: str, line: int) -> tuple[str, str, str | None]:
 
 def _text_clue(tokens: list[str], line: int, letters: dict[str, int]) -> Clue:
     """A clue of the project format: numbers with an optional declared colour letter."""
+    fast = plain_clue(tokens, line)
+    if fast is not None:
+        return fast
     blocks = []
     for tok in tokens:
         m = _TEXT_BLOCK.fullmatch(tok)
