@@ -19,6 +19,8 @@ _REGISTRY: dict[str, str] = {
     "tabu": "backends.anneal",
     "descent": "backends.anneal",
     "exact": "backends.anneal",
+    "openjij-sa": "backends.anneal",
+    "openjij-sqa": "backends.anneal",
     "qbpp": "backends.qbpp_easy",
     "qbpp-exhaustive": "backends.qbpp_easy",
 }

@@ -50,6 +50,8 @@ TABU_READS = 10
 TABU_TIMEOUT_MS = 1000
 DESCENT_READS = 100
 GENERIC_READS = 100
+OPENJIJ_SA_READS, OPENJIJ_SA_SWEEPS = 100, 1000
+OPENJIJ_SQA_READS, OPENJIJ_SQA_SWEEPS = 20, 1000
 
 # backend option -> sampler parameter it sets
 _OPTION_PARAMETER = {"reads": "num_reads", "sweeps": "num_sweeps", "beta_range": "beta_range",
@@ -76,11 +78,25 @@ class _Plan:
     exhaustive: bool = False   # every state enumerated: no energy-0 state proves infeasibility
     scaled_beta: bool = False  # default beta_range = default_beta_range(weights)
     default_sweeps: int | None = None  # applied unless --sweeps or --param num_sweeps says otherwise
+    beta_split: bool = False   # the sampler takes beta_min / beta_max instead of beta_range
+    read_cost: float = 1.0     # one read's cost relative to dwave's SA at the same sweeps
 
 
 def _sampler_parameters(sampler: Any) -> set[str] | None:
+    """The keyword arguments a sampler's ``sample`` takes: dimod's ``parameters`` plus the
+    explicit keywords of its signature (OpenJij lists only its own extras in ``parameters``)."""
     params = getattr(sampler, "parameters", None)
-    return set(params) if isinstance(params, dict) else None
+    if not isinstance(params, dict):
+        return None
+    names = set(params)
+    try:
+        import inspect
+        sig = inspect.signature(sampler.sample)
+        names |= {n for n, q in sig.parameters.items()
+                  if q.kind in (q.POSITIONAL_OR_KEYWORD, q.KEYWORD_ONLY)} - {"self", "bqm"}
+    except (TypeError, ValueError):
+        pass
+    return names
 
 
 def _sample_kwargs(plan: _Plan, sampler: Any, pen: QuadraticPenalty, *, seed: int | None,
@@ -117,7 +133,11 @@ def _sample_kwargs(plan: _Plan, sampler: Any, pen: QuadraticPenalty, *, seed: in
         br = tuple(float(b) for b in beta_range)
         if len(br) != 2 or min(br) <= 0:
             raise BackendError(f"beta_range must be two positive numbers LO,HI, got {beta_range!r}")
-        put("beta_range", "beta_range", br)
+        if plan.beta_split:
+            put("beta_range", "beta_min", min(br))
+            kw["beta_max"] = max(br)
+        else:
+            put("beta_range", "beta_range", br)
     if beta_schedule is not None:
         sched = parse_value(beta_schedule)
         if isinstance(sched, (list, tuple)):  # an explicit list of betas: a custom schedule
@@ -238,8 +258,9 @@ def _fits_one_read(plan: _Plan, kw: dict[str, Any], pen: QuadraticPenalty, clock
     size = pen.num_variables + 2 * len(pen.qv)
     if plan.name == "sa" or "num_sweeps" in kw:
         sweeps = kw.get("num_sweeps") or len(kw.get("beta_schedule") or ()) or SA_SWEEPS
-        clock.fits(f"first simulated annealing read ({sweeps} sweeps over {size:.3g} couplings)",
-                   sweeps * size * SA_SECONDS_PER_SWEEP_UNIT)
+        cost = plan.read_cost * (kw.get("trotter") or 1)
+        clock.fits(f"first annealing read ({sweeps} sweeps over {size:.3g} couplings)",
+                   cost * sweeps * size * SA_SECONDS_PER_SWEEP_UNIT)
     elif plan.name == "descent":
         clock.fits(f"first steepest descent read ({size:.3g} couplings)",
                    DESCENT_SECONDS_PER_UNIT15 * size ** 1.5)
@@ -362,6 +383,12 @@ _PLANS = {
     "descent": _Plan("descent", _make("dwave.samplers", "SteepestDescentSolver"), DESCENT_READS,
                      "chunks"),
     "exact": _Plan("exact", _make("dimod", "ExactSolver"), None, "ignore", exhaustive=True),
+    # OpenJij's samplers through their dimod interface; chunked reads for the time limit
+    "openjij-sa": _Plan("openjij-sa", _make("openjij", "SASampler"), OPENJIJ_SA_READS, "chunks",
+                        scaled_beta=True, default_sweeps=OPENJIJ_SA_SWEEPS, beta_split=True,
+                        read_cost=2.0),
+    "openjij-sqa": _Plan("openjij-sqa", _make("openjij", "SQASampler"), OPENJIJ_SQA_READS,
+                         "chunks", default_sweeps=OPENJIJ_SQA_SWEEPS, read_cost=8.0),
 }
 
 
@@ -386,6 +413,8 @@ _WEIGHTS = {"weights": dict, "params": dict}
 _SA_OPTIONS = {"reads": int, "sweeps": int, "beta_range": tuple, "beta_schedule": str, **_WEIGHTS}
 _HINT = 'pip install "nonogram-formulations[anneal]" (or: pip install dimod dwave-samplers)'
 _AT_LEAST_ONE = {"reads": 1, "sweeps": 1}
+_OJ_HINT = 'pip install "nonogram-formulations[openjij]" (or: pip install openjij)'
+_SA_OPTIONS_NO_SCHEDULE = {k: v for k, v in _SA_OPTIONS.items() if k != "beta_schedule"}
 
 BACKENDS = [
     Backend("sa", f"dwave-samplers simulated annealing on the penalty QUBO (default {SA_READS} "
@@ -405,6 +434,17 @@ BACKENDS = [
             _solver(_PLANS["descent"]), requires=("dimod", "dwave.samplers"), install_hint=_HINT,
             options={"reads": int, **_WEIGHTS}, reproducible=True,
             check_params=_param_checker(_PLANS["descent"]), minimum=_AT_LEAST_ONE),
+    Backend("openjij-sa", f"OpenJij simulated annealing (SASampler) on the penalty QUBO (default "
+                          f"{OPENJIJ_SA_READS} reads x {OPENJIJ_SA_SWEEPS} sweeps)",
+            _solver(_PLANS["openjij-sa"]), requires=("openjij",), install_hint=_OJ_HINT,
+            options=_SA_OPTIONS_NO_SCHEDULE, reproducible=True,
+            check_params=_param_checker(_PLANS["openjij-sa"]), minimum=_AT_LEAST_ONE),
+    Backend("openjij-sqa", f"OpenJij simulated quantum annealing (SQASampler, path-integral Monte "
+                           f"Carlo; --param gamma=, trotter=, beta=) on the penalty QUBO (default "
+                           f"{OPENJIJ_SQA_READS} reads x {OPENJIJ_SQA_SWEEPS} sweeps)",
+            _solver(_PLANS["openjij-sqa"]), requires=("openjij",), install_hint=_OJ_HINT,
+            options={"reads": int, "sweeps": int, **_WEIGHTS}, reproducible=True,
+            check_params=_param_checker(_PLANS["openjij-sqa"]), minimum=_AT_LEAST_ONE),
     Backend("exact", f"dimod ExactSolver: all 2^n states, models of at most {EXACT_MAX_VARIABLES} "
                      "variables (proves infeasible/unique)",
             _solver(_PLANS["exact"]), requires=("dimod",), install_hint=_HINT,
