@@ -70,6 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="backend/sampler-specific parameter (repeatable)")
     p.add_argument("--export-bqm", metavar="PATH", help="write the model as a BQM/QUBO file and stop")
     p.add_argument("--png", metavar="PATH", help="also draw the solved grid in the palette's colours")
+    # issue 17: puzzles from nonograms.org, the CQM export, the solving replayed
+    p.add_argument("--from", dest="source", metavar="nonograms.org:ID",
+                   help="download the puzzle instead of reading FILE (nonograms.org:ID, "
+                        "nonograms.ru:ID or a puzzle page's URL)")
     return p
 
 
@@ -130,15 +134,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list_backends:
         print(list_backends())
         return EXIT_SOLVED
-    if not args.file:
-        print("python -m formulations.solve: error: a puzzle FILE is required", file=sys.stderr)
+    if not args.file and not args.source:
+        print("python -m formulations.solve: error: a puzzle FILE (or --from) is required",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.file and args.source:
+        print("python -m formulations.solve: error: give a puzzle FILE or --from, not both",
+              file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
         from backends import get_backend
 
         from .io import read_puzzle
 
-        puzzle = read_puzzle(args.file)
+        if args.source:
+            from .fetch import fetch_puzzle
+            puzzle = fetch_puzzle(args.source)
+        else:
+            puzzle = read_puzzle(args.file)
         if args.export_bqm:
             if args.presolve:
                 raise BackendError("--export-bqm writes the full model; it cannot be combined "
@@ -170,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         return EXIT_NOT_SOLVED
     if args.json:
-        record = {"puzzle": puzzle.name or args.file, "height": puzzle.height, "width": puzzle.width}
+        record = {"puzzle": puzzle.name or args.file or args.source, "height": puzzle.height, "width": puzzle.width}
         fields = result.to_dict()
         record["grid"] = grid_lines(puzzle, result.grid) if result.grid is not None else None
         fields.pop("grid")
