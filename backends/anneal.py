@@ -93,8 +93,9 @@ def _sample_kwargs(plan: _Plan, sampler: Any, pen: QuadraticPenalty, *, seed: in
         kw[param] = value
 
     kw: dict[str, Any] = {}
-    if reads is None and plan.default_reads is not None and (accepted is None or "num_reads" in accepted):
-        reads = plan.default_reads
+    if reads is None and plan.default_reads is not None and "num_reads" not in (params or {}) \
+            and (accepted is None or "num_reads" in accepted):
+        reads = plan.default_reads  # unless --param num_reads says otherwise
     if reads is not None:
         if reads < 1:
             raise BackendError(f"reads must be at least 1, got {reads}")

@@ -74,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--from", dest="source", metavar="nonograms.org:ID",
                    help="download the puzzle instead of reading FILE (nonograms.org:ID, "
                         "nonograms.ru:ID or a puzzle page's URL)")
+    p.add_argument("--export-cqm", metavar="PATH",
+                   help="write the model as a dimod ConstrainedQuadraticModel file and stop")
     return p
 
 
@@ -152,6 +154,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             puzzle = fetch_puzzle(args.source)
         else:
             puzzle = read_puzzle(args.file)
+        if args.export_cqm:  # the constraints as constraints, for constrained/hybrid solvers
+            if args.presolve:
+                raise BackendError("--export-cqm writes the full model; it cannot be combined "
+                                   "with --presolve")
+            from .model import build_model
+            from .model.cqm import export_cqm
+            written_cqm = export_cqm(build_model(puzzle, use_x=args.use_x is not False),
+                                     args.export_cqm)
+            print(f"wrote {written_cqm}", file=sys.stderr)
+            if not args.export_bqm:
+                return EXIT_SOLVED
         if args.export_bqm:
             if args.presolve:
                 raise BackendError("--export-bqm writes the full model; it cannot be combined "

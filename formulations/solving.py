@@ -89,7 +89,9 @@ def _uniqueness(puzzle: Puzzle, grid: Grid, others: list[Grid], proven: bool | N
 def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None = None,
                  time_limit: float | None = None, seed: int | None = None, unique: bool = False,
                  presolve: bool = False, **options: Any) -> SolveResult:
-    """Solve ``puzzle`` with a backend (a registry name or a ``Backend``) and return a verified
+    """Solve ``puzzle`` with a backend (a registry name, a ``Backend``, or a dimod sampler
+    object, whose ``parameters`` are then keyword arguments here:
+    ``solve_puzzle(p, SimulatedAnnealingSampler(), num_reads=200)``) and return a verified
     result.
 
     ``use_x`` builds the model with (True) or without (False) the cell variables; None gives
