@@ -76,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "nonograms.ru:ID or a puzzle page's URL)")
     p.add_argument("--export-cqm", metavar="PATH",
                    help="write the model as a dimod ConstrainedQuadraticModel file and stop")
+    p.add_argument("--animate", metavar="PATH",
+                   help="replay the line solving as PATH.gif or PATH.html (with the search's "
+                        "guesses and backtracks for --backend lines)")
     return p
 
 
@@ -144,6 +147,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("python -m formulations.solve: error: give a puzzle FILE or --from, not both",
               file=sys.stderr)
         return EXIT_BAD_INPUT
+    if args.animate:  # fail before solving
+        from .show.animate import check_path
+        try:
+            check_path(args.animate)
+        except (ValueError, ImportError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
     try:
         from backends import get_backend
 
@@ -221,6 +231,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError as exc:
             print(f"error: {exc.filename or args.png}: {exc.strerror or exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
+    if args.animate:
+        from pathlib import Path
+
+        from .show.animate import write_replay
+        try:
+            name = puzzle.name or (Path(args.file).stem if args.file else args.source)
+            written = write_replay(puzzle, args.animate, backend=result.backend, grid=result.grid,
+                                   title=f"{name} ({puzzle.height}x{puzzle.width})",
+                                   time_limit=args.time_limit or 60.0)
+        except OSError as exc:
+            print(f"error: {exc.filename or args.animate}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        print(f"wrote {written}", file=sys.stderr)
     return EXIT_SOLVED if result.status is Status.SOLVED else EXIT_NOT_SOLVED
 
 

@@ -152,7 +152,9 @@ def test_unknown_options_and_parameters_are_errors():
     with pytest.raises(BackendError, match="unknown parameter 'bogus'"):
         solve_puzzle(HEART, "sa", params={"bogus": "1"})
     with pytest.raises(BackendError, match="already set by option 'reads'"):
-        solve_puzzle(HEART, "sa", params={"num_reads": "3"})
+        solve_puzzle(HEART, "sa", reads=4, params={"num_reads": "3"})
+    # without reads, num_reads replaces the default reads (as num_sweeps the default sweeps)
+    assert solve_puzzle(HEART, "sa", seed=1, params={"num_reads": "3"}).sampling.reads == 3
     with pytest.raises(BackendError, match="unknown constraint family"):
         solve_puzzle(HEART, "sa", weights={"links": 2})
     with pytest.raises(BackendError, match="beta_schedule"):
