@@ -35,7 +35,8 @@ PREFIX = "sampler:"
 
 def is_sampler(obj: Any) -> bool:
     """A dimod sampler object (anything with a ``sample`` method that is not a name)."""
-    return not isinstance(obj, (str, bytes, Backend, type)) and callable(getattr(obj, "sample", None))
+    return (not isinstance(obj, (str, bytes, Backend, type))
+            and callable(getattr(obj, "sample", None)))
 
 
 def sampler_name(sampler: Any) -> str:
@@ -65,7 +66,8 @@ def sampler_backend(sampler: Any, name: str | None = None) -> Backend:
 
     cls = type(sampler)
     return Backend(name, f"dimod sampler object {cls.__module__}.{cls.__qualname__} on the "
-                         "penalty QUBO", solve, options={**_SA_OPTIONS, **dict.fromkeys(native, object)},
+                         "penalty QUBO", solve,
+                   options={**_SA_OPTIONS, **dict.fromkeys(native, object)},
                    check_params=_param_checker(plan))
 
 

@@ -1,8 +1,8 @@
 """Puzzles downloaded from nonograms.org / nonograms.ru (seed 003's crawler): the page is fetched
 and its ``var d`` array decoded by :mod:`formulations.io.nonograms_org`.
 
-``fetch_puzzle("nonograms.org:4353")`` (or ``nonograms.ru:ID``, or a page's URL) returns the puzzle. An
-id is one puzzle on either path: black and white under ``/nonograms/i/ID``, colour under
+``fetch_puzzle("nonograms.org:4353")`` (or ``nonograms.ru:ID``, or a page's URL) returns the
+puzzle. An id is one puzzle on either path: black and white under ``/nonograms/i/ID``, colour under
 ``/nonograms2/i/ID``; the first answers 404 for a colour id, so both are tried. Without a
 network (or when the site does not answer) the result is one :class:`FetchError` line saying
 so, never a traceback; a page saved in a browser reads the same way offline

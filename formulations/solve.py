@@ -206,7 +206,8 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         return EXIT_NOT_SOLVED
     if args.json:
-        record = {"puzzle": puzzle.name or args.file or args.source, "height": puzzle.height, "width": puzzle.width}
+        record = {"puzzle": puzzle.name or args.file or args.source, "height": puzzle.height,
+                  "width": puzzle.width}
         fields = result.to_dict()
         record["grid"] = grid_lines(puzzle, result.grid) if result.grid is not None else None
         fields.pop("grid")

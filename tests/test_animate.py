@@ -38,7 +38,8 @@ def load(name):
 def test_replayed_grids_are_what_the_solver_saw(name):
     puzzle = load(name)
     tr = replay(puzzle)
-    assert tr.status is Status.SOLVED and tr.grid in set(solve_lines(puzzle, max_solutions=2).solutions)
+    assert tr.status is Status.SOLVED
+    assert tr.grid in set(solve_lines(puzzle, max_solutions=2).solutions)
     truth = np.array(tr.grid)
     prev = None
     depth = 0
@@ -119,7 +120,8 @@ def test_pictures_show_the_palette_the_line_and_the_guess():
     im = anim.render(puzzle, fs[k])
     c = anim.cell_px(puzzle)
     x0 = (im.width - puzzle.width * c) // 2
-    codes = {idx: tuple(int(code[i:i + 2], 16) for i in (1, 3, 5)) for idx, _, code in puzzle.palette}
+    codes = {idx: tuple(int(code[i:i + 2], 16) for i in (1, 3, 5))
+             for idx, _, code in puzzle.palette}
     g = fs[k].grid
     for (i, j), v in np.ndenumerate(g):
         got = _rgb(im, i, j, c, x0)
@@ -130,7 +132,8 @@ def test_pictures_show_the_palette_the_line_and_the_guess():
         else:
             assert got == codes[v], (i, j, v, got)
     kind, idx = fs[k].line
-    edge = (x0 - 1, anim._PAD + idx * c + c // 2) if kind == "row" else (x0 + idx * c + c // 2, anim._PAD - 1)
+    edge = ((x0 - 1, anim._PAD + idx * c + c // 2) if kind == "row"
+            else (x0 + idx * c + c // 2, anim._PAD - 1))
     assert im.getpixel(edge) == anim.LINE_RGB
     guess = next(f for f in fs if f.guess is not None)
     i, j = guess.guess

@@ -72,7 +72,8 @@ def test_a_broken_grid_breaks_the_links_at_its_cells():
     i, j = 4, 7
     x = nm.cell_vars[(i, j)][1]
     values[x] ^= 1  # the grid shows cell (4, 7) flipped; the lines' a-variables do not
-    assert _violated(to_cqm(nm), _sample(nm, values)) == {("link", "row", i, j), ("link", "col", i, j)}
+    assert _violated(to_cqm(nm), _sample(nm, values)) == {("link", "row", i, j),
+                                                          ("link", "col", i, j)}
 
 
 def test_a_constrained_solver_finds_exactly_the_solutions():

@@ -57,8 +57,10 @@ def _free_port() -> int:
 
 
 def test_sources_are_parsed():
-    assert parse_source("nonograms.org:4353") == ("nonograms.org", 4353, ("nonograms", "nonograms2"))
-    assert parse_source("https://www.nonograms.ru/nonograms2/i/61999")[1:] == (61999, ("nonograms2",))
+    assert parse_source("nonograms.org:4353") == ("nonograms.org", 4353,
+                                                  ("nonograms", "nonograms2"))
+    url = "https://www.nonograms.ru/nonograms2/i/61999"
+    assert parse_source(url)[1:] == (61999, ("nonograms2",))
     with pytest.raises(FetchError, match="expected nonograms.org:ID"):
         parse_source("webpbn:12")
 
@@ -108,8 +110,8 @@ def test_server_that_never_answers():
     listener.listen(1)  # accepts the connection, never replies
     try:
         with pytest.raises(FetchError) as info:
-            fetch_page("nonograms.org:4353", base_url=f"http://127.0.0.1:{listener.getsockname()[1]}",
-                       timeout=0.5)
+            port = listener.getsockname()[1]
+            fetch_page("nonograms.org:4353", base_url=f"http://127.0.0.1:{port}", timeout=0.5)
         assert "no answer within 0.5 s" in _offline_message(info)
     finally:
         listener.close()

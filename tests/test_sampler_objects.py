@@ -60,7 +60,8 @@ def test_parameters_by_name_and_the_backend_options():
         solve_puzzle(p, sa, num_raeds=5)
     with pytest.raises(BackendError, match="already set by option 'reads'"):
         solve_puzzle(p, sa, reads=5, num_reads=6)
-    with pytest.raises(BackendError, match=r"sampler class: pass an object, SimulatedAnnealingSampler\(\)"):
+    with pytest.raises(BackendError,
+                       match=r"sampler class: pass an object, SimulatedAnnealingSampler\(\)"):
         solve_puzzle(p, samplers.SimulatedAnnealingSampler)  # the class, not an object
 
 

@@ -100,7 +100,7 @@ class Job:
     kill_after: float | None   # the harness kills the run after this many seconds
     use_x: bool | None = True
     presolve: bool = False
-    sampler: bytes | None = None  # a sampler object, pickled (backends.sampler_object); backend is its name
+    sampler: bytes | None = None  # a pickled sampler object (backends.sampler_object), named backend
 
     @property
     def key(self) -> str:
@@ -150,7 +150,6 @@ def resolve_backends(backends: str | Sequence[BackendSpec],
     :func:`formulations.options.route` (declared options, native parameters, model switches);
     unknown names and options raise BackendError before any run."""
     from backends import available_backends
-
     from backends.sampler_object import is_sampler
 
     if isinstance(backends, str):
@@ -166,7 +165,8 @@ def resolve_backends(backends: str | Sequence[BackendSpec],
     out: list[Variant] = []
     objects = _SamplerNames()
     for spec in expanded:
-        name, opts = (spec, {}) if isinstance(spec, str) or is_sampler(spec) else (spec[0], dict(spec[1]))
+        single = isinstance(spec, str) or is_sampler(spec)
+        name, opts = (spec, {}) if single else (spec[0], dict(spec[1]))
         payload = None
         if is_sampler(name):  # a sampler object: sent to the workers pickled, named by its class
             name, payload, b = objects.add(name)

@@ -6,9 +6,9 @@ decodes that array (from a saved page, a ``var d=...`` line or the bare array) i
 and the picture into a :class:`~formulations.puzzle.Puzzle` with its palette; the picture is the
 reader's goal grid (``read_puzzle_with_goal``).
 
-The encoding (learned from the descriptions in pynogram, nonogrid and other public decoders;
-see ``docs`` in the README section on nonograms.org). Every record is ``[a, b, c, m]``; small
-numbers are hidden with the fourth number ``m`` as a modulus, in two ways:
+The encoding (learned from what public decoders do: pynogram, nonogrid, Dorifor's archive and
+others; facts, no code). Every record is ``[a, b, c, m]``; small numbers are hidden with the
+fourth number ``m`` as a modulus, in two ways:
 
 * *linear*: ``a % m + b % m - c % m``;
 * *square*: ``(a % m) ** 2 + 2 * (b % m) + c % m``.
@@ -32,8 +32,9 @@ then                    a second block (a square count, an offset and exactly th
 ======================  ===============================================================
 
 What was checked against real pages (two saved nonograms.org pages, 8543 and 61475) and what only
-against synthetic arrays is listed in the README. Every malformed or oversized input is one
-:class:`~formulations.puzzle.PuzzleError` line (the reader adds the file name).
+against synthetic arrays is listed in the README ("nonograms.org puzzles"). Every malformed or
+oversized input is one :class:`~formulations.puzzle.PuzzleError` line (the reader adds the file
+name).
 """
 from __future__ import annotations
 

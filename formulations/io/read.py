@@ -101,7 +101,8 @@ def _read_all(path: str | Path) -> list[tuple[Puzzle, Grid | None]]:
         raise PuzzleError("empty file", path=where)
     fmt = EXTENSIONS.get(Path(path).suffix.lower())
     if fmt is None and data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
-        fmt = "nonograms_org" if looks_like_nonograms_org(data.decode("utf-8", "replace")) else "xml"
+        page = looks_like_nonograms_org(data.decode("utf-8", "replace"))
+        fmt = "nonograms_org" if page else "xml"
     if fmt == "xml":
         # bytes, so that expat honours the encoding the XML declaration names
         return guard(lambda: parse_xml(data), where)
