@@ -8,16 +8,13 @@ network (or when the site does not answer) the result is one :class:`FetchError`
 so, never a traceback; a page saved in a browser reads the same way offline
 (``read_puzzle("page.html")``).
 
-Only the standard library is used (``urllib``). ``NONOGRAM_FETCH_BASE`` (or ``base_url=``)
+Only the standard library is used (``urllib``, imported when downloading). ``NONOGRAM_FETCH_BASE`` (or ``base_url=``)
 points every site at another server: a mirror, or a test's local one.
 """
 from __future__ import annotations
 
 import os
 import re
-import socket
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 from .io.nonograms_org import MAX_TEXT_CHARS, parse_nonograms_org
@@ -52,6 +49,8 @@ def parse_source(source: str) -> tuple[str, int, tuple[str, ...]]:
 
 def _why(exc: BaseException, timeout: float) -> str:
     """A download failure in words."""
+    import socket
+
     reason = getattr(exc, "reason", exc)
     if isinstance(reason, socket.gaierror):
         return f"no network (the name does not resolve: {reason.strerror or reason})"
@@ -67,6 +66,9 @@ def _why(exc: BaseException, timeout: float) -> str:
 def fetch_page(source: str, *, timeout: float = TIMEOUT_S,
                base_url: str | None = None) -> tuple[str, str]:
     """The page text of ``source`` and the URL it came from (see :func:`parse_source`)."""
+    import urllib.error  # imported here: urllib.request and http.client cost ~50 ms at start-up
+    import urllib.request
+
     site, pid, paths = parse_source(source)
     base = (base_url or os.environ.get("NONOGRAM_FETCH_BASE") or SITES[site]).rstrip("/")
     missing = []
