@@ -41,11 +41,21 @@ def prefix_forms() -> list[str]:
     return [form for _, form in _PREFIXES.values()]
 
 
-def get_backend(name: str | Backend) -> Backend:
-    """The backend called ``name`` (a Backend is returned as it is); an unknown name lists the
-    valid ones."""
+def get_backend(name: str | Backend | object) -> Backend:
+    """The backend called ``name`` (a Backend is returned as it is, a dimod sampler object
+    becomes one: :mod:`backends.sampler_object`); an unknown name lists the valid ones."""
     if isinstance(name, Backend):
         return name
+    if not isinstance(name, str):
+        from .sampler_object import is_sampler, sampler_backend
+        if is_sampler(name):
+            return sampler_backend(name)
+        if isinstance(name, type) and callable(getattr(name, "sample", None)):
+            raise BackendError(f"{name.__name__} is a sampler class: pass an object, "
+                               f"{name.__name__}(), or the name dimod:{name.__module__}:"
+                               f"{name.__name__}")
+        raise BackendError(f"a backend is a registry name, a Backend or a dimod sampler object "
+                           f"(with a sample method), not a {type(name).__name__}")
     if name in _REGISTRY:
         mod = importlib.import_module(_REGISTRY[name])  # adapter modules import solvers lazily
         for b in mod.BACKENDS:

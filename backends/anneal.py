@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 import math
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -186,7 +187,7 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
     kw = _sample_kwargs(plan, sampler, pen, seed=seed, reads=reads, sweeps=sweeps,
                         beta_range=beta_range, beta_schedule=beta_schedule, params=params)
     clock.check("QUBO lowering")
-    _fits_one_read(plan, kw, pen, clock)
+    read_s = _fits_one_read(plan, kw, pen, clock)
     bqm = pen.to_bqm(labels="index")
     if plan.time_limit == "tabu":
         # TabuSampler compares energy_threshold with the energy WITHOUT the offset.
@@ -196,7 +197,8 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
             kw["timeout"] = (TABU_TIMEOUT_MS if left is None
                              else max(1, int(1000 * left / kw.get("num_reads", 1))))
 
-    got = _sample(plan, sampler, bqm, kw, pen, clock, keep_zero=unique and plan.exhaustive)
+    got = _sample(plan, sampler, bqm, kw, pen, clock, keep_zero=unique and plan.exhaustive,
+                  read_s=read_s)
     total = int(got.counts.sum())
     successes = int(got.counts[got.energies == 0].sum())
     p = successes / total if total else 0.0
@@ -250,20 +252,25 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
 SA_SECONDS_PER_SWEEP_UNIT = 3.5e-8
 DESCENT_SECONDS_PER_UNIT15 = 4e-9
 SAMPLE_CHUNK_BYTES = 1 << 26  # 64 MB of int8 samples per sampler call at most
+READS_PER_CALL = {"chunks": 1000, "tabu": 10}  # reads of an uninterruptible call at most
+CALL_BUDGET_S = 0.25  # with a time limit, an uninterruptible call's estimated length at most
 
 
-def _fits_one_read(plan: _Plan, kw: dict[str, Any], pen: QuadraticPenalty, clock: Deadline) -> None:
+def _fits_one_read(plan: _Plan, kw: dict[str, Any], pen: QuadraticPenalty, clock: Deadline) -> float:
     """A read cannot be interrupted (samplers check between reads): refuse up front when one
-    read's estimated time does not fit the time left."""
+    read's estimated time does not fit the time left. Returns the estimate (0: unknown)."""
     size = pen.num_variables + 2 * len(pen.qv)
     if plan.name == "sa" or "num_sweeps" in kw:
         sweeps = kw.get("num_sweeps") or len(kw.get("beta_schedule") or ()) or SA_SWEEPS
         cost = plan.read_cost * (kw.get("trotter") or 1)
-        clock.fits(f"first annealing read ({sweeps} sweeps over {size:.3g} couplings)",
-                   cost * sweeps * size * SA_SECONDS_PER_SWEEP_UNIT)
-    elif plan.name == "descent":
-        clock.fits(f"first steepest descent read ({size:.3g} couplings)",
-                   DESCENT_SECONDS_PER_UNIT15 * size ** 1.5)
+        estimate = cost * sweeps * size * SA_SECONDS_PER_SWEEP_UNIT
+        clock.fits(f"first annealing read ({sweeps} sweeps over {size:.3g} couplings)", estimate)
+        return estimate
+    if plan.name == "descent":
+        estimate = DESCENT_SECONDS_PER_UNIT15 * size ** 1.5
+        clock.fits(f"first steepest descent read ({size:.3g} couplings)", estimate)
+        return estimate
+    return 0.0
 
 
 @dataclass
@@ -282,17 +289,23 @@ class _Samples:
     info: dict[str, Any]
 
 
-def _calls(plan: _Plan, kw: dict[str, Any], n: int, clock: Deadline) -> list[dict[str, Any]]:
+def _calls(plan: _Plan, kw: dict[str, Any], n: int, clock: Deadline,
+           read_s: float = 0.0) -> list[dict[str, Any]]:
     """The sampler calls for the reads asked: a call holds at most SAMPLE_CHUNK_BYTES of samples;
-    with a time limit, a sampler that cannot be interrupted between reads is called in ten
-    chunks (seed + chunk number) so the clock is read in between."""
+    a sampler that cannot be interrupted between reads gets at most READS_PER_CALL reads a call
+    (so that Ctrl-C is heard within one call), and with a time limit ten calls or more, so the
+    clock is read in between. Calls take seed + call number; the split depends only on the
+    read count, so a seed still reproduces a run."""
     reads = kw.get("num_reads")
     if reads is None:
         return [kw]
     size = max(1, SAMPLE_CHUNK_BYTES // max(1, n))
-    if clock.end is not None and plan.time_limit in ("interrupt", "chunks") \
-            and "interrupt_function" not in kw:
-        size = min(size, max(1, math.ceil(reads / 10)))
+    if "interrupt_function" not in kw:
+        size = min(size, READS_PER_CALL.get(plan.time_limit, size))
+        if clock.end is not None and plan.time_limit in ("interrupt", "chunks"):
+            size = min(size, max(1, math.ceil(reads / 10)))
+            if read_s > 0:  # and no call much longer than CALL_BUDGET_S, as far as reads tell
+                size = min(size, max(1, int(CALL_BUDGET_S / read_s)))
     if size >= reads:
         return [kw]
     out = []
@@ -305,28 +318,53 @@ def _calls(plan: _Plan, kw: dict[str, Any], n: int, clock: Deadline) -> list[dic
 
 
 def _sample(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: QuadraticPenalty,
-            clock: Deadline, keep_zero: bool = False) -> _Samples:
+            clock: Deadline, keep_zero: bool = False, read_s: float = 0.0) -> _Samples:
     """Call the sampler (in chunks of reads when memory or the time limit ask for it) and keep
     only what the statistics need. Ctrl-C stops a sampler that takes ``interrupt_function``
     between reads and is raised on as KeyboardInterrupt once it has returned."""
-    n = pen.num_variables
     accepted = _sampler_parameters(sampler)
     interrupted: list[bool] = []
     if plan.time_limit == "interrupt" and (accepted is None or "interrupt_function" in accepted) \
             and "interrupt_function" not in kw:
         def stop() -> bool:
-            try:
-                return bool(interrupted) or clock.expired()
-            except KeyboardInterrupt:  # raised here, inside the sampler's C++ loop: stop it
-                interrupted.append(True)
-                return True
+            return bool(interrupted) or clock.expired()
         kw = {**kw, "interrupt_function": stop}
+    with _sigint_as_flag(interrupted):
+        return _sample_calls(plan, sampler, bqm, kw, pen, clock, keep_zero, interrupted, read_s)
+
+
+@contextmanager
+def _sigint_as_flag(flag: list[bool]):
+    """While sampling, Ctrl-C sets ``flag`` instead of raising inside the sampler's callback
+    (where an exception could be swallowed or raised before the callback's own guard): the
+    interrupt function stops the sampler between reads, and KeyboardInterrupt is raised once
+    the sampler has returned. Off the main thread nothing changes (signals do not arrive)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: flag.append(True))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if flag:
+        raise KeyboardInterrupt
+
+
+def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: QuadraticPenalty,
+                  clock: Deadline, keep_zero: bool, interrupted: list[bool],
+                  read_s: float = 0.0) -> _Samples:
+    """The sampler calls of :func:`_sample` and what is kept of them."""
+    n = pen.num_variables
     energies, counts, zero_rows = [], [], []
     best, best_e = None, math.inf
     spent = cpu = 0.0
     cut = False
     sinfo: dict[str, Any] = {}
-    for c in _calls(plan, kw, n, clock):
+    for c in _calls(plan, kw, n, clock, read_s):
         if counts and clock.expired():
             cut = True
             break
@@ -340,7 +378,7 @@ def _sample(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: Quadra
         spent += time.perf_counter() - t
         cpu += time.process_time() - c0
         if interrupted:
-            raise KeyboardInterrupt
+            break  # raised on by _sigint_as_flag once the sampler is out of the way
         order = np.fromiter(ss.variables, dtype=np.int64, count=len(ss.variables))
         X = np.zeros((len(rec), n), dtype=np.int8)
         X[:, order] = rec.sample

@@ -10,37 +10,45 @@ The names a notebook needs, by the pipeline's stages::
     result = nf.solve_puzzle(puzzle, "cpsat")           # any backend, verified
     nf.check_grid(puzzle, result.grid)                  # [] : the independent checker
     rows = nf.compare(["puzzles/"], "cpsat,sa,lines")   # the comparison harness
+    nf.load_results(rows)                               # a DataFrame (pandas) or the table
 
-Solver packages are imported only when a backend runs.
+A dimod sampler object works wherever a backend name does (``nf.solve_puzzle(puzzle,
+SimulatedAnnealingSampler(), num_reads=200)``); ``nf.to_cqm(nm)`` gives the model as a dimod
+CQM; ``nf.animate(puzzle, "cat.gif")`` replays the line solving; ``nf.fetch_puzzle(
+"nonograms.org:4353")`` downloads a puzzle. Solver packages are imported only when a backend runs.
 """
-from .harness import Table, compare, format_table, read_results, summarize
+from .fetch import FetchError, fetch_puzzle
+from .harness import Table, as_frame, compare, format_table, load_results, read_results, summarize
 from .io import (detect_format, iter_janko, parse_puzzle, read_goal, read_puzzle,
                  read_puzzle_with_goal, read_puzzles, write_non, write_text)
 from .lines import fixed_point, solve_lines
-from .model import (DEFAULT_WEIGHTS, Model, NonogramModel, Sense, build_model, export_bqm, lower,
-                    to_bqm)
+from .lines.replay import Replay, replay
+from .model import (DEFAULT_WEIGHTS, Model, NonogramModel, Sense, build_model, export_bqm,
+                    export_cqm, lower, to_bqm, to_cqm)
 from .model.presolve import presolve
 from .puzzle import (Block, Grid, Puzzle, PuzzleError, check_grid, grid_to_strings, is_solution,
                      puzzle_from_grid)
 from .results import (BackendError, ModelRefused, PresolveStats, RawAnswer, SamplingStats,
                       SolveResult, Status, tts99)
 from .show import render_text
+from .show.animate import animate
 from .solving import solve_puzzle, verify
 
 __all__ = [
     # puzzles in and out
     "Block", "Grid", "Puzzle", "PuzzleError", "puzzle_from_grid", "read_puzzle",
     "read_puzzle_with_goal", "read_puzzles", "read_goal", "parse_puzzle", "detect_format",
-    "iter_janko", "write_text", "write_non", "render_text", "grid_to_strings",
+    "iter_janko", "write_text", "write_non", "render_text", "grid_to_strings", "fetch_puzzle",
+    "FetchError",
     # the model
-    "Model", "Sense", "NonogramModel", "build_model", "lower", "to_bqm", "export_bqm",
-    "DEFAULT_WEIGHTS", "presolve",
+    "Model", "Sense", "NonogramModel", "build_model", "lower", "to_bqm", "export_bqm", "to_cqm",
+    "export_cqm", "DEFAULT_WEIGHTS", "presolve",
     # solving and verifying
     "solve_puzzle", "verify", "check_grid", "is_solution", "fixed_point", "solve_lines",
     "Status", "SolveResult", "RawAnswer", "SamplingStats", "PresolveStats", "BackendError",
-    "ModelRefused", "tts99", "installed_backends",
+    "ModelRefused", "tts99", "installed_backends", "replay", "Replay", "animate",
     # comparing
-    "compare", "summarize", "format_table", "read_results", "Table",
+    "compare", "summarize", "format_table", "read_results", "Table", "load_results", "as_frame",
 ]
 
 

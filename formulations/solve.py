@@ -102,6 +102,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-model-mb", type=_positive, default=DEFAULT_MAX_MODEL_MB, metavar="MB",
                    help="memory cap for the model, estimated from the clues before it is built "
                         f"(default {DEFAULT_MAX_MODEL_MB:.0f})")
+    # puzzles from nonograms.org, the CQM export, the solving replayed
+    p.add_argument("--from", dest="source", metavar="nonograms.org:ID",
+                   help="download the puzzle instead of reading FILE (nonograms.org:ID, "
+                        "nonograms.ru:ID or a puzzle page's URL)")
+    p.add_argument("--export-cqm", metavar="PATH",
+                   help="write the model as a dimod ConstrainedQuadraticModel file and stop")
+    p.add_argument("--animate", metavar="PATH",
+                   help="replay the line solving as PATH.gif or PATH.html (with the search's "
+                        "guesses and backtracks for --backend lines)")
     return p
 
 
@@ -216,16 +225,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list_backends:
         out.write(list_backends())
         return EXIT_SOLVED
-    if not args.file:
-        return out.fail(EXIT_BAD_INPUT, f"{prog}: a puzzle FILE is required")
+    if not args.file and not args.source:
+        return out.fail(EXIT_BAD_INPUT, f"{prog}: a puzzle FILE (or --from) is required")
+    if args.file and args.source:
+        return out.fail(EXIT_BAD_INPUT, f"{prog}: give a puzzle FILE or --from, not both")
+    where = args.file or args.source
+    if args.animate:  # fail before solving
+        from .show.animate import check_path
+        try:
+            check_path(args.animate)
+        except (ValueError, ImportError) as exc:
+            return out.fail(EXIT_BAD_INPUT, str(exc), path=where, backend=args.backend)
     puzzle = None
     try:
         from backends import get_backend
 
         from .io import read_puzzle
 
-        puzzle = read_puzzle(args.file, max_bytes=int(args.max_input_mb * 2**20))
-        if args.export_bqm:
+        if args.source:
+            from .fetch import fetch_puzzle
+            puzzle = fetch_puzzle(args.source)
+        else:
+            puzzle = read_puzzle(args.file, max_bytes=int(args.max_input_mb * 2**20))
+        if args.export_cqm or args.export_bqm:
             return _export(args, puzzle, out)
         backend = get_backend(args.backend)
         opts = _options(args, backend)
@@ -236,59 +258,88 @@ def main(argv: Sequence[str] | None = None) -> int:
                               seed=args.seed, unique=args.unique, presolve=args.presolve,
                               max_model_mb=args.max_model_mb, **opts)
     except InputTooLarge as exc:
-        return out.fail(EXIT_BAD_INPUT, f"{exc} (--max-input-mb lifts it)", path=args.file,
+        return out.fail(EXIT_BAD_INPUT, f"{exc} (--max-input-mb lifts it)", path=where,
                         backend=args.backend)
     except ModelRefused as exc:
-        return out.fail(EXIT_BAD_INPUT, exc.advice(CLI_WORDS), path=args.file, puzzle=puzzle,
+        return out.fail(EXIT_BAD_INPUT, exc.advice(CLI_WORDS), path=where, puzzle=puzzle,
                         backend=args.backend)
     except (PuzzleError, BackendError) as exc:
-        return out.fail(EXIT_BAD_INPUT, str(exc), path=args.file, puzzle=puzzle,
+        return out.fail(EXIT_BAD_INPUT, str(exc), path=where, puzzle=puzzle,
                         backend=args.backend)
     except OSError as exc:  # e.g. --export-bqm into a folder that does not exist
         return out.fail(EXIT_BAD_INPUT, f"{exc.filename or ''}: {exc.strerror or exc}",
-                        path=args.file, puzzle=puzzle, backend=args.backend)
+                        path=where, puzzle=puzzle, backend=args.backend)
     except KeyboardInterrupt:
-        return out.fail(EXIT_INTERRUPTED, "interrupted", path=args.file, puzzle=puzzle,
+        return out.fail(EXIT_INTERRUPTED, "interrupted", path=where, puzzle=puzzle,
                         backend=args.backend, status="interrupted")
     except MemoryError:
         return out.fail(EXIT_NOT_SOLVED, f"backend '{args.backend}' ran out of memory (try "
-                        "--presolve, --no-x or a lower --max-model-mb)", path=args.file,
+                        "--presolve, --no-x or a lower --max-model-mb)", path=where,
                         puzzle=puzzle, backend=args.backend)
     except Exception as exc:  # a solver failing inside: one line, never a traceback
         message = f"backend '{args.backend}' failed: {type(exc).__name__}: {exc}".splitlines()[0]
-        return out.fail(EXIT_NOT_SOLVED, message, path=args.file, puzzle=puzzle,
+        return out.fail(EXIT_NOT_SOLVED, message, path=where, puzzle=puzzle,
                         backend=args.backend)
     code = EXIT_SOLVED if result.status is Status.SOLVED else EXIT_NOT_SOLVED
     if args.png:
         png_problem = _draw(args.png, puzzle, result)
         if png_problem:
-            return out.fail(EXIT_BAD_INPUT, png_problem, path=args.file, puzzle=puzzle,
+            return out.fail(EXIT_BAD_INPUT, png_problem, path=where, puzzle=puzzle,
                             backend=args.backend)
     if args.json:
-        out.write(json.dumps(json_record(args.file, puzzle, result, code)))
+        out.write(json.dumps(json_record(where, puzzle, result, code)))
     else:
         ansi = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         out.write(render(result, puzzle, ansi=ansi))
+    if args.animate:
+        problem = _animate(args, puzzle, result, where)
+        if problem:
+            return out.fail(EXIT_BAD_INPUT, problem, path=where, puzzle=puzzle,
+                            backend=args.backend)
     return code
 
 
 def _export(args: argparse.Namespace, puzzle: Puzzle, out: _Out) -> int:
-    """``--export-bqm PATH``: the model's penalty QUBO in the format PATH's extension names."""
-    if args.presolve:
-        raise BackendError("--export-bqm writes the full model; it cannot be combined with "
-                           "--presolve")
+    """``--export-bqm PATH`` (the model's penalty QUBO in the format PATH's extension names)
+    and ``--export-cqm PATH`` (its constraints as a dimod CQM file)."""
+    for flag, given in (("--export-bqm", args.export_bqm), ("--export-cqm", args.export_cqm)):
+        if given and args.presolve:
+            raise BackendError(f"{flag} writes the full model; it cannot be combined with "
+                               "--presolve")
     from .model import build_model, export_bqm
 
     nm = build_model(puzzle, use_x=args.use_x is not False, max_model_mb=args.max_model_mb)
-    written = export_bqm(nm, args.export_bqm, weights=args.weights)
-    print(f"wrote {written}", file=sys.stderr)
+    written = []
+    if args.export_cqm:  # the constraints as constraints, for constrained/hybrid solvers
+        from .model.cqm import export_cqm
+        written.append(str(export_cqm(nm, args.export_cqm)))
+    if args.export_bqm:
+        written.append(export_bqm(nm, args.export_bqm, weights=args.weights))
+    print(f"wrote {', '.join(written)}", file=sys.stderr)
     if out.as_json:
-        record = json_record(args.file, puzzle, SolveResult(
+        record = json_record(args.file or args.source, puzzle, SolveResult(
             Status.UNKNOWN, "export", use_x=nm.use_x, variables=nm.model.num_variables,
-            constraints=nm.model.num_constraints, message=f"wrote {written}"), EXIT_SOLVED)
+            constraints=nm.model.num_constraints, message=f"wrote {', '.join(written)}"),
+            EXIT_SOLVED)
         record["status"] = "exported"
         out.write(json.dumps(record))
     return EXIT_SOLVED
+
+
+def _animate(args: argparse.Namespace, puzzle: Puzzle, result: SolveResult, where: str) -> str:
+    """``--animate PATH``: the solving replayed; a problem as one line ('' when written)."""
+    from pathlib import Path
+
+    from .show.animate import write_replay
+    try:
+        name = puzzle.name or (Path(args.file).stem if args.file else args.source)
+        written = write_replay(puzzle, args.animate, backend=result.backend, grid=result.grid,
+                               title=f"{name} ({puzzle.height}x{puzzle.width})",
+                               time_limit=args.time_limit or 60.0)
+    except OSError as exc:
+        return f"{exc.filename or args.animate}: {exc.strerror or exc}"
+    print(f"wrote {written}", file=sys.stderr)
+    return ""
 
 
 def _draw(path: str, puzzle: Puzzle, result: SolveResult) -> str:

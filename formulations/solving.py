@@ -101,7 +101,9 @@ def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None =
                  time_limit: float | None = None, seed: int | None = None, unique: bool = False,
                  presolve: bool = False, max_model_mb: float | None = DEFAULT_MAX_MODEL_MB,
                  **options: Any) -> SolveResult:
-    """Solve ``puzzle`` with a backend (a registry name or a ``Backend``) and return a verified
+    """Solve ``puzzle`` with a backend (a registry name, a ``Backend``, or a dimod sampler
+    object, whose ``parameters`` are then keyword arguments here:
+    ``solve_puzzle(p, SimulatedAnnealingSampler(), num_reads=200)``) and return a verified
     result.
 
     ``use_x`` builds the model with (True) or without (False) the cell variables; None gives

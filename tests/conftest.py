@@ -1,12 +1,15 @@
 """Shared fixtures."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-# The benchmark corpus lives beside the repo (../shared/corpus), never inside it.
-CORPUS_DIR = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+# The benchmark corpus lives beside the repo (../shared/corpus), never inside it;
+# NONOGRAM_CORPUS names another place (a worktree one level deeper, say).
+CORPUS_DIR = Path(os.environ.get("NONOGRAM_CORPUS")
+                  or Path(__file__).resolve().parents[2] / "shared" / "corpus")
 
 
 @pytest.fixture(scope="session")

@@ -185,10 +185,15 @@ def test_a_model_over_the_memory_cap_is_refused_before_it_is_built(tmp_path):
 def _interrupt(args: list[str], after: float) -> tuple[int, dict, str]:
     proc = subprocess.Popen([sys.executable, "-m", "formulations.solve", *args, "--json"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(after)
-    assert proc.poll() is None, "the run ended before it could be interrupted"
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    try:
+        time.sleep(after)
+        assert proc.poll() is None, "the run ended before it could be interrupted"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:  # never leave a long run behind, whatever failed
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     return proc.returncode, json.loads(out), err
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 NB_DIR = Path(__file__).resolve().parents[1] / "notebooks"
-NOTEBOOKS = ["compare_backends.ipynb", "annealing_study.ipynb", "ladder.ipynb"]
+NOTEBOOKS = ["compare_backends.ipynb", "annealing_study.ipynb", "ladder.ipynb",
+             "researcher.ipynb"]
 
 nbformat = pytest.importorskip("nbformat")
 

@@ -92,11 +92,14 @@ class Job:
     kill_after: float | None   # the harness kills the run after this many seconds
     use_x: bool | None = True
     presolve: bool = False
+    sampler: bytes | None = None  # a pickled sampler object (backends.sampler_object), named backend
 
     @property
     def key(self) -> str:
         parts = [self.ref.digest, self.backend, self.options, self.use_x, self.presolve,
                  self.seed, self.time_limit]
+        if self.sampler is not None:  # the object's state, so two differently made ones differ
+            parts.append(hashlib.sha1(self.sampler).hexdigest())
         return hashlib.sha1(json.dumps(parts).encode()).hexdigest()[:16]
 
 
@@ -104,7 +107,8 @@ def canonical_options(options: Mapping[str, Any] | None) -> str:
     return json.dumps(dict(sorted((options or {}).items())), sort_keys=True, default=list)
 
 
-BackendSpec = str | tuple[str, Mapping[str, Any]]
+BackendSpec = str | tuple[str, Mapping[str, Any]] | Any
+"""A registry name, ``(name, options)``, a dimod sampler object, or ``(sampler, options)``."""
 
 
 def lookup_backend(name: str):
@@ -123,6 +127,7 @@ class Variant:
     use_x: bool | None = None
     presolve: bool | None = None
     uses_model: bool = True
+    sampler: bytes | None = None  # a sampler object's pickle (``backend`` is then its name)
 
 
 def resolve_backends(backends: str | Sequence[BackendSpec],
@@ -137,9 +142,12 @@ def resolve_backends(backends: str | Sequence[BackendSpec],
     :func:`formulations.options.route` (declared options, native parameters, model switches);
     unknown names and options raise BackendError before any run."""
     from backends import available_backends
+    from backends.sampler_object import is_sampler
 
     if isinstance(backends, str):
         names: list[BackendSpec] = [b.strip() for b in backends.split(",") if b.strip()]
+    elif is_sampler(backends):
+        names = [backends]
     else:
         names = list(backends)
     expanded: list[BackendSpec] = []
@@ -147,9 +155,15 @@ def resolve_backends(backends: str | Sequence[BackendSpec],
         expanded.extend(available_backends() if b == "all" else [b])
     options = options or {}
     out: list[Variant] = []
+    objects = _SamplerNames()
     for spec in expanded:
-        name, opts = (spec, {}) if isinstance(spec, str) else (spec[0], dict(spec[1]))
-        b = lookup_backend(name)
+        single = isinstance(spec, str) or is_sampler(spec)
+        name, opts = (spec, {}) if single else (spec[0], dict(spec[1]))
+        payload = None
+        if is_sampler(name):  # a sampler object: sent to the workers pickled, named by its class
+            name, payload, b = objects.add(name)
+        else:
+            b = lookup_backend(name)
         if not b.available():
             if warn:
                 warn(f"skipping backend '{name}': not installed ({b.install_hint})")
@@ -169,8 +183,31 @@ def resolve_backends(backends: str | Sequence[BackendSpec],
                                    f"{', '.join(model)} do not apply")
             out.append(Variant(name, canonical_options(routed), uses_model=False))
             continue
-        out.append(Variant(name, canonical_options(routed), model.get("x"), model.get("presolve")))
+        out.append(Variant(name, canonical_options(routed), model.get("x"), model.get("presolve"),
+                           sampler=payload))
     return out
+
+
+class _SamplerNames:
+    """Names for the sampler objects of one sweep: ``sampler:Class``, then ``sampler:Class-2``
+    for a second object of the same class in another state."""
+
+    def __init__(self) -> None:
+        self.names: dict[bytes, str] = {}
+
+    def add(self, sampler: Any):
+        from backends.sampler_object import dumps, sampler_backend, sampler_name
+
+        payload = dumps(sampler)
+        if payload not in self.names:
+            base = sampler_name(sampler)
+            taken = set(self.names.values())
+            name, k = base, 2
+            while name in taken:
+                name, k = f"{base}-{k}", k + 1
+            self.names[payload] = name
+        name = self.names[payload]
+        return name, payload, sampler_backend(sampler, name)
 
 
 def plan_jobs(refs: Sequence[PuzzleRef], variants: Sequence[Variant], seeds: Sequence[int],
@@ -186,7 +223,7 @@ def plan_jobs(refs: Sequence[PuzzleRef], variants: Sequence[Variant], seeds: Seq
         vx: list[bool | None] = [None] if not v.uses_model else [v.use_x] if v.use_x is not None else xs
         vp = [False] if not v.uses_model else [v.presolve] if v.presolve is not None else ps
         for x, pre, seed in itertools.product(vx, vp, seeds):
-            job = Job(ref, v.backend, v.options, seed, time_limit, kill_after, x, pre)
+            job = Job(ref, v.backend, v.options, seed, time_limit, kill_after, x, pre, v.sampler)
             if job.key not in seen:
                 seen.add(job.key)
                 jobs.append(job)

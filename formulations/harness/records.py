@@ -182,12 +182,14 @@ class Table(list):
         return [r.get(name) for r in self]
 
     def to_dataframe(self):
+        """The rows as a pandas DataFrame with typed columns (:func:`.frames.as_frame`)."""
+        from .frames import as_frame
         try:
-            import pandas as pd
+            import pandas  # noqa: F401
         except ImportError:
             raise ImportError("to_dataframe() needs pandas (pip install pandas); the table "
                               "itself is a plain list of dicts") from None
-        return pd.DataFrame(list(self))
+        return as_frame(self)
 
     def summary(self) -> "Table":
         return summarize(self)
@@ -214,9 +216,14 @@ def variant_label(row: Mapping[str, Any]) -> str:
 
 def summarize(rows: Iterable[Mapping[str, Any]]) -> Table:
     """Per backend variant (in order of first appearance): runs, solved (verified), other
-    statuses, median time of solved runs and TTS99 (median over puzzles: the backend's own
-    TTS99 where it reports one, else from the fraction of seeds that solved the puzzle and
-    their mean time)."""
+    statuses, median time of solved runs and TTS99 with its 95 % interval (medians over
+    puzzles). Per puzzle, a sampler's own TTS99 and bootstrap interval over its reads (median
+    over seeds); for other backends, TTS99 from the fraction of seeds that solved the puzzle
+    and their mean time, its interval by the same bootstrap over the seeds
+    (:func:`formulations.stats.tts99_interval`). An unbounded end is ``inf``; with one puzzle
+    and one seed the interval is that run's."""
+    from ..stats import tts99_interval
+
     groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for r in rows:
         groups[variant_label(r)].append(r)
@@ -226,15 +233,22 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> Table:
         per_puzzle: dict[str, list] = defaultdict(list)
         for r in rs:
             per_puzzle[r["digest"]].append(r)
-        tts = []
+        tts, lows, highs = [], [], []
         for prs in per_puzzle.values():
-            reported = [r["tts99_s"] for r in prs if r.get("tts99_s") is not None]
+            reported = [r for r in prs if r.get("tts99_s") is not None]
             if reported:
-                tts.append(statistics.median(reported))
+                tts.append(statistics.median(r["tts99_s"] for r in reported))
+                lows.append(statistics.median(_end(r.get("tts99_low_s")) for r in reported))
+                highs.append(statistics.median(_end(r.get("tts99_high_s")) for r in reported))
                 continue
             times = [r["time_s"] for r in prs if r.get("time_s") is not None]
-            p = sum(1 for r in prs if r["verified"]) / len(prs)
-            tts.append(tts99(statistics.fmean(times), p) if times and p > 0 else math.inf)
+            wins = sum(1 for r in prs if r["verified"])
+            p = wins / len(prs)
+            t = statistics.fmean(times) if times else math.inf
+            tts.append(tts99(t, p) if times and p > 0 else math.inf)
+            ci = tts99_interval(wins, len(prs), t)
+            lows.append(ci.low)
+            highs.append(ci.high)
         counts = {s.value: sum(1 for r in rs if r["status"] == s.value) for s in Status}
         out.append({
             "backend": name, "runs": len(rs), "solved": len(solved),
@@ -243,8 +257,15 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> Table:
             "errors": counts["error"], "timeouts": counts["timeout"],
             "median_time_s": statistics.median([r["time_s"] for r in solved]) if solved else None,
             "median_tts99_s": statistics.median(tts) if tts else None,
+            "tts99_low_s": statistics.median(lows) if lows else None,
+            "tts99_high_s": statistics.median(highs) if highs else None,
         })
     return out
+
+
+def _end(v: float | None) -> float:
+    """An interval end as read from a row: None (unbounded) is ``inf``."""
+    return math.inf if v is None else v
 
 
 def format_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None) -> str:

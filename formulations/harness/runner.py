@@ -36,7 +36,11 @@ def run_job(job: Job) -> dict[str, Any]:
         kwargs: dict[str, Any] = dict(json.loads(job.options))
         if job.presolve:
             kwargs["presolve"] = True
-        res = solve_puzzle(job.ref.puzzle, job.backend, use_x=job.use_x, time_limit=job.time_limit,
+        backend: Any = job.backend
+        if job.sampler is not None:  # a sampler object, rebuilt here from its pickle
+            from backends.sampler_object import loads
+            backend = loads(job.sampler, job.backend)
+        res = solve_puzzle(job.ref.puzzle, backend, use_x=job.use_x, time_limit=job.time_limit,
                            seed=job.seed, **kwargs)
         rec = RunRecord.from_result(job, res, time.perf_counter() - t0)
     except ModelRefused as exc:

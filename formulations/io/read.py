@@ -8,7 +8,9 @@ Formats (``FORMATS``), each in its own module of this package:
 * ``non``    Steve Simpson's ``.non`` incl. mikix's extensions: :mod:`.non`;
 * ``xml``    webpbn XML, colour included: :mod:`.webpbn`;
 * ``janko``  puzzlekit's janko JSON (many puzzles; :func:`iter_janko`): :mod:`.janko`;
-* ``pynogram`` / ``nonogrid`` pynogram's INI-like text and nonogrid's TOML: :mod:`.pynogram`.
+* ``pynogram`` / ``nonogrid`` pynogram's INI-like text and nonogrid's TOML: :mod:`.pynogram`;
+* ``nonograms_org`` a saved nonograms.org / nonograms.ru page (``.html``) or its ``var d=[[...]]``
+  array: :mod:`.nonograms_org` (the picture is the goal).
 
 Every failure is one :class:`PuzzleError` line naming the file and, where it applies, the line.
 """
@@ -23,13 +25,14 @@ from .common import (CLUEISH, MAX_INPUT_BYTES, build, decode_text, guard, read_b
                      strip_comment)
 from .janko import iter_janko, janko_entry, load_janko
 from .non import parse_non
+from .nonograms_org import looks_like_nonograms_org, parse_nonograms_org
 from .pynogram import ini_variant, parse_nonogrid, parse_pynogram
 from .text import (looks_nin, parse_dejoue, parse_jcross, parse_keen, parse_nin, parse_text,
                    text_variant)
 from .webpbn import parse_xml
 
 FORMATS: tuple[str, ...] = ("txt", "dejoue", "keen", "non", "xml", "nin", "janko", "pynogram",
-                             "nonogrid", "jcross")
+                             "nonogrid", "jcross", "nonograms_org")
 """Format names accepted as ``fmt`` by :func:`parse_puzzle`."""
 
 EXTENSIONS: dict[str, str] = {
@@ -40,6 +43,8 @@ EXTENSIONS: dict[str, str] = {
     ".nin": "nin",
     ".json": "janko",
     ".toml": "nonogrid",
+    ".html": "nonograms_org",
+    ".htm": "nonograms_org",
 }
 """File extension -> format ("text" = any of the text variants)."""
 
@@ -120,7 +125,8 @@ def _read_all(path: str | Path, max_bytes: int | None = MAX_INPUT_BYTES,
         raise PuzzleError("empty file", path=where)
     fmt = EXTENSIONS.get(Path(path).suffix.lower())
     if fmt is None and data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
-        fmt = "xml"
+        page = looks_like_nonograms_org(data.decode("utf-8", "replace"))
+        fmt = "nonograms_org" if page else "xml"
     if fmt == "xml":
         # bytes, so that expat honours the encoding the XML declaration names
         return guard(lambda: parse_xml(data), where)
@@ -150,6 +156,7 @@ def _parse_all(text: str, fmt: str | None, where: str | None) -> list[tuple[Puzz
         "pynogram": lambda: [build(parse_pynogram(text))],
         "nonogrid": lambda: [build(parse_nonogrid(text))],
         "jcross": lambda: parse_jcross(text),
+        "nonograms_org": lambda: [parse_nonograms_org(text)],
     }[fmt]
     return guard(parser, where)
 
@@ -164,6 +171,8 @@ def _single(items: list[tuple[Puzzle, Grid | None]],
 
 def _sniff(text: str) -> str | None:
     s = text.lstrip("\ufeff \t\r\n")
+    if looks_like_nonograms_org(text):
+        return "nonograms_org"
     if s.startswith("<"):
         return "xml"
     if s.startswith("{"):

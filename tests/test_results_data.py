@@ -1,0 +1,76 @@
+"""Comparison results as data: a typed pandas DataFrame when pandas is installed, the plain table
+otherwise; the summary's TTS99 comes with its 95 % interval."""
+from __future__ import annotations
+
+import math
+import sys
+
+import pytest
+
+from formulations import as_frame, load_results, summarize
+from formulations.harness.records import FIELDS, CsvSink, Table
+from formulations.stats import tts99_interval
+
+
+def row(**kw):
+    base = dict.fromkeys(FIELDS)
+    base.update(key="k", puzzle="p", source="s", digest="d1", size="5x5", height=5, width=5,
+                cells=25, backend="sa", options="{}", use_x=True, presolve=False, seed=0,
+                time_limit=10.0, status="solved", verified=True, message="", grid="", palette="")
+    base.update(kw)
+    return base
+
+
+ROWS = [row(key="a", seed=0, tts99_s=0.02, tts99_low_s=0.01, tts99_high_s=0.05, reads=100,
+            success_probability=0.4, time_s=0.3),
+        row(key="b", seed=1, tts99_s=0.04, tts99_low_s=0.02, tts99_high_s=None, reads=100,
+            success_probability=0.1, time_s=0.3),
+        row(key="c", seed=2, tts99_s=0.03, tts99_low_s=0.015, tts99_high_s=0.09, reads=100,
+            success_probability=0.2, time_s=0.3)]
+
+
+def test_the_summary_gives_tts99_with_its_interval():
+    s = summarize(ROWS)[0]
+    assert s["median_tts99_s"] == 0.03
+    assert s["tts99_low_s"] == 0.015 and s["tts99_high_s"] == 0.09  # medians of the run's ends
+    one = summarize(ROWS[:1])[0]
+    assert (one["tts99_low_s"], one["median_tts99_s"], one["tts99_high_s"]) == (0.01, 0.02, 0.05)
+    unbounded = summarize(ROWS[1:2])[0]
+    assert unbounded["tts99_high_s"] == math.inf
+
+
+def test_a_complete_backend_gets_the_bootstrap_over_its_seeds():
+    rows = [row(key=k, backend="cpsat", seed=i, time_s=t, verified=ok,
+                status="solved" if ok else "unknown")
+            for i, (k, t, ok) in enumerate([("a", 1.0, True), ("b", 2.0, True), ("c", 3.0, False)])]
+    s = summarize(rows)[0]
+    ci = tts99_interval(2, 3, 2.0)
+    assert s["median_tts99_s"] == pytest.approx(2.0 * math.log(0.01) / math.log(1 / 3))
+    assert (s["tts99_low_s"], s["tts99_high_s"]) == (ci.low, ci.high)
+    assert s["tts99_low_s"] <= s["median_tts99_s"] <= s["tts99_high_s"]
+
+
+def test_results_load_as_a_typed_dataframe(tmp_path):
+    pd = pytest.importorskip("pandas")
+    path = tmp_path / "rows.csv"
+    sink = CsvSink(path)
+    for r in ROWS:
+        sink.write(r)
+    sink.close()
+    df = load_results(path)
+    assert isinstance(df, pd.DataFrame) and list(df.columns) == list(FIELDS)
+    assert df["verified"].dtype == "boolean" and df["reads"].dtype == "Int64"
+    assert df["tts99_high_s"].dtype == "float64" and math.isnan(df["tts99_high_s"][1])
+    assert df["energy"].isna().all() and df["backend"].dtype == "string"
+    assert df.groupby("backend")["tts99_s"].median()["sa"] == 0.03
+    summary = as_frame(summarize(ROWS))
+    assert summary.loc[0, "tts99_high_s"] == 0.09 and summary["runs"].dtype == "int64"
+    assert Table(ROWS).to_dataframe().equals(as_frame(ROWS))
+
+
+def test_without_pandas_the_rows_stay_a_plain_table(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pandas", None)  # as if not installed
+    t = load_results(ROWS)
+    assert isinstance(t, Table) and t == ROWS and t.where(seed=1)[0]["key"] == "b"
+    with pytest.raises(ImportError, match="needs pandas"):
+        Table(ROWS).to_dataframe()
