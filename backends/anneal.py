@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from formulations.clock import Deadline
+from formulations.clock import FIT_SLACK_S, Deadline
 from formulations.model import NonogramModel, QuadraticPenalty, lower
 from formulations.options import parse_value
 from formulations.results import BackendError, RawAnswer, SamplingStats, Status, tts99
@@ -166,7 +166,8 @@ def _sample_kwargs(plan: _Plan, sampler: Any, pen: QuadraticPenalty, *, seed: in
 def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int | None,
          unique: bool, reads: int | None = None, sweeps: int | None = None,
          beta_range: tuple | None = None, beta_schedule: str | None = None,
-         weights: dict | None = None, params: dict | None = None) -> RawAnswer:
+         weights: dict | None = None, params: dict | None = None,
+         until_solved: bool = False) -> RawAnswer:
     t0 = time.perf_counter()
     clock = Deadline(time_limit)
     try:
@@ -199,6 +200,9 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
 
     got = _sample(plan, sampler, bqm, kw, pen, clock, keep_zero=unique and plan.exhaustive,
                   read_s=read_s)
+    batches = [_batch_info(kw, got)]
+    if until_solved and clock.end is not None and not plan.exhaustive:
+        got, kw = _until_solved(plan, sampler, bqm, kw, pen, clock, got, batches)
     total = int(got.counts.sum())
     successes = int(got.counts[got.energies == 0].sum())
     p = successes / total if total else 0.0
@@ -216,6 +220,8 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
         **{k: v for k, v in kw.items() if k in ("num_sweeps", "beta_schedule_type")},
         **got.info,
     }
+    if len(batches) > 1:  # the statistics above are the last batch's; the run's batches here
+        info["batches"] = batches
     if plan.exhaustive:
         info["solutions"] = int((got.energies == 0).sum())
     if got.best is None:
@@ -271,6 +277,50 @@ def _fits_one_read(plan: _Plan, kw: dict[str, Any], pen: QuadraticPenalty, clock
         clock.fits(f"first steepest descent read ({size:.3g} couplings)", estimate)
         return estimate
     return 0.0
+
+
+def _batch_info(kw: dict[str, Any], got: "_Samples") -> dict[str, Any]:
+    reads = int(got.counts.sum())
+    return {"reads": reads, "num_sweeps": kw.get("num_sweeps"),
+            "successes": int(got.counts[got.energies == 0].sum()),
+            "sampling_s": round(got.sampling_s, 6), "best_energy": got.best_energy}
+
+
+SWEEP_GROWTH = 2          # each further batch anneals this many times longer
+MAX_SWEEPS = 1_000_000
+
+
+def _until_solved(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: QuadraticPenalty,
+                  clock: Deadline, got: "_Samples", batches: list) -> tuple["_Samples", dict]:
+    """The command line's use of a time budget: while no read has reached energy 0, sample
+    another batch, annealing SWEEP_GROWTH times longer (for samplers with sweeps) with as many
+    reads as fit about half the time left, until a ground state or the time limit. Returns the
+    last batch (its reads give the statistics) with the best sample over all batches."""
+    best, best_e = got.best, got.best_energy
+    k = 0
+    while best_e != 0 and not clock.expired():
+        k += 1
+        t_read = got.sampling_s / max(1, int(got.counts.sum()))
+        nxt = dict(kw)
+        if "num_sweeps" in nxt:
+            nxt["num_sweeps"] = min(MAX_SWEEPS, nxt["num_sweeps"] * SWEEP_GROWTH)
+            t_read *= nxt["num_sweeps"] / kw["num_sweeps"]
+        left = clock.left() or 0.0
+        if t_read > left + FIT_SLACK_S:
+            break  # not even one read of the next length fits
+        if "num_reads" in nxt:
+            nxt["num_reads"] = max(1, min(kw.get("num_reads", 1), int(0.5 * left / max(t_read, 1e-9))))
+        if "seed" in nxt:
+            nxt["seed"] = (nxt["seed"] + 7919 * k) % SEED_LIMIT
+        got = _sample(plan, sampler, bqm, nxt, pen, clock, read_s=t_read)
+        batches.append(_batch_info(nxt, got))
+        kw = nxt
+        if got.best is not None and got.best_energy < best_e:
+            best, best_e = got.best, got.best_energy
+    if got.best is None or got.best_energy > best_e:  # report the best sample of the run
+        got = _Samples(got.energies, got.counts, best, best_e, got.zero_rows, got.sampling_s,
+                       got.cpu_s, got.cut_short, got.info)
+    return got, kw
 
 
 @dataclass
@@ -447,7 +497,7 @@ def _param_checker(plan: _Plan) -> Callable[[dict[str, Any]], None]:
     return check
 
 
-_WEIGHTS = {"weights": dict, "params": dict}
+_WEIGHTS = {"weights": dict, "params": dict, "until_solved": bool}
 _SA_OPTIONS = {"reads": int, "sweeps": int, "beta_range": tuple, "beta_schedule": str, **_WEIGHTS}
 _HINT = 'pip install "nonogram-formulations[anneal]" (or: pip install dimod dwave-samplers)'
 _AT_LEAST_ONE = {"reads": 1, "sweeps": 1}

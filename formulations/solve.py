@@ -125,6 +125,10 @@ def _options(args: argparse.Namespace, backend) -> dict[str, Any]:
         options, _ = opt.route(backend, flags + list(args.param), switches=False)
     except ValueError as exc:
         raise BackendError(str(exc)) from None
+    if args.time_limit is not None and "until_solved" in backend.options:
+        # a sampler given a time budget uses it: batch after batch, each annealing longer, until
+        # a verified ground state or the limit (statistics runs keep their fixed read counts)
+        options.setdefault("until_solved", True)
     return options
 
 
