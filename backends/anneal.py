@@ -40,7 +40,7 @@ TABU_MAX_VARIABLES = 6000  # TabuSampler builds two dense n x n float64 matrices
 SEED_LIMIT = 2 ** 31       # SimulatedAnnealingSampler rejects seeds >= 2^31
 
 # Defaults measured on cat15 (bench/anneal_tts.py; table in formulations/penalty.py).
-SA_READS, SA_SWEEPS = 100, 150
+SA_READS, SA_SWEEPS = 100, 150  # reads by default; sweeps when nothing else says
 # sa's beta range in units of 1/min(weight): with the default weights the smallest energy step
 # is 1, so beta runs from 1 (a +1 step accepted 37 % of the time) to 10 (never). dwave's own
 # default range (about 0.06..11 on cat15) wastes the hot end: p 0.93 -> 0.98 at 150 sweeps.
@@ -51,7 +51,7 @@ TABU_READS = 10
 TABU_TIMEOUT_MS = 1000
 DESCENT_READS = 100
 GENERIC_READS = 100
-OPENJIJ_SA_READS, OPENJIJ_SA_SWEEPS = 100, 1000
+OPENJIJ_SA_READS = 100
 OPENJIJ_SQA_READS, OPENJIJ_SQA_SWEEPS = 20, 1000
 
 # backend option -> sampler parameter it sets
@@ -61,6 +61,27 @@ _OPTION_PARAMETER = {"reads": "num_reads", "sweeps": "num_sweeps", "beta_range":
 
 def _finite(x: float) -> float | None:
     return None if math.isinf(x) else x
+
+
+AUTO = "auto"
+# The automatic schedule's length, fitted on 22 janko puzzles of 15x15 to 40x30 (without x,
+# weights 2/2/1): the number of sweeps that minimised each puzzle's TTS99 against its model's
+# variables n gave log-log slope 1.835 and factor 0.0083 (best lengths ranged 100 to 30000;
+# notes in bench/anneal_scaling.py). cat15 (236 variables) gets 188.
+AUTO_SWEEPS_FACTOR, AUTO_SWEEPS_POWER = 0.0083, 1.835
+AUTO_SWEEPS_RANGE = (100, 30000)
+
+
+def auto_sweeps(n: int) -> int:
+    """The automatic schedule's sweeps for a QUBO of ``n`` variables."""
+    lo, hi = AUTO_SWEEPS_RANGE
+    return int(min(hi, max(lo, round(AUTO_SWEEPS_FACTOR * max(1, n) ** AUTO_SWEEPS_POWER))))
+
+
+def auto_reads(default: int, sweeps: int) -> int:
+    """Default reads for an automatic schedule of ``sweeps``: ``default`` up to 200 sweeps, then
+    fewer (about the same total work), at least 10."""
+    return max(10, min(default, round(default * 200 / max(sweeps, 1))))
 
 
 def default_beta_range(weights: dict[str, float]) -> tuple[float, float]:
@@ -78,7 +99,7 @@ class _Plan:
     time_limit: str            # "interrupt", "tabu", "chunks" or "ignore"
     exhaustive: bool = False   # every state enumerated: no energy-0 state proves infeasibility
     scaled_beta: bool = False  # default beta_range = default_beta_range(weights)
-    default_sweeps: int | None = None  # applied unless --sweeps or --param num_sweeps says otherwise
+    default_sweeps: int | str | None = None  # unless --sweeps or --param num_sweeps; AUTO: auto_sweeps
     beta_split: bool = False   # the sampler takes beta_min / beta_max instead of beta_range
     read_cost: float = 1.0     # one read's cost relative to dwave's SA at the same sweeps
 
@@ -114,15 +135,21 @@ def _sample_kwargs(plan: _Plan, sampler: Any, pen: QuadraticPenalty, *, seed: in
         kw[param] = value
 
     kw: dict[str, Any] = {}
+    auto = None
+    if sweeps is None and plan.default_sweeps is not None and "num_sweeps" not in (params or {}) \
+            and not isinstance(parse_value(beta_schedule), (list, tuple)):
+        auto = sweeps = auto_sweeps(pen.num_variables) if plan.default_sweeps == AUTO \
+            else plan.default_sweeps
     if reads is None and plan.default_reads is not None and "num_reads" not in (params or {}) \
             and (accepted is None or "num_reads" in accepted):
-        reads = plan.default_reads  # the default only: --param num_reads replaces it, no clash
+        # the default only (--param num_reads replaces it, no clash); fewer reads for the long
+        # anneals of an automatic schedule, so that a default run's work stays about the same
+        reads = plan.default_reads if auto is None or plan.default_sweeps != AUTO \
+            else auto_reads(plan.default_reads, auto)
     if reads is not None:
         if reads < 1:
             raise BackendError(f"reads must be at least 1, got {reads}")
         put("reads", "num_reads", int(reads))
-    if sweeps is None and plan.default_sweeps is not None and "num_sweeps" not in (params or {}):
-        sweeps = plan.default_sweeps
     if sweeps is not None:
         if sweeps < 1:
             raise BackendError(f"sweeps must be at least 1, got {sweeps}")
@@ -466,14 +493,14 @@ def _make(module: str, cls: str) -> Callable[[], Any]:
 
 _PLANS = {
     "sa": _Plan("sa", _make("dwave.samplers", "SimulatedAnnealingSampler"), SA_READS, "interrupt",
-                scaled_beta=True, default_sweeps=SA_SWEEPS),
+                scaled_beta=True, default_sweeps=AUTO),
     "tabu": _Plan("tabu", _make("dwave.samplers", "TabuSampler"), TABU_READS, "tabu"),
     "descent": _Plan("descent", _make("dwave.samplers", "SteepestDescentSolver"), DESCENT_READS,
                      "chunks"),
     "exact": _Plan("exact", _make("dimod", "ExactSolver"), None, "ignore", exhaustive=True),
     # OpenJij's samplers through their dimod interface; chunked reads for the time limit
     "openjij-sa": _Plan("openjij-sa", _make("openjij", "SASampler"), OPENJIJ_SA_READS, "chunks",
-                        scaled_beta=True, default_sweeps=OPENJIJ_SA_SWEEPS, beta_split=True,
+                        scaled_beta=True, default_sweeps=AUTO, beta_split=True,
                         read_cost=2.0),
     "openjij-sqa": _Plan("openjij-sqa", _make("openjij", "SQASampler"), OPENJIJ_SQA_READS,
                          "chunks", default_sweeps=OPENJIJ_SQA_SWEEPS, read_cost=8.0),
@@ -501,38 +528,46 @@ _WEIGHTS = {"weights": dict, "params": dict, "until_solved": bool}
 _SA_OPTIONS = {"reads": int, "sweeps": int, "beta_range": tuple, "beta_schedule": str, **_WEIGHTS}
 _HINT = 'pip install "nonogram-formulations[anneal]" (or: pip install dimod dwave-samplers)'
 _AT_LEAST_ONE = {"reads": 1, "sweeps": 1}
+# The annealers get the model without the cell variables x unless the caller chooses. Measured
+# for sa on 25 janko puzzles of 15x15 to 40x30 (2/2/1 weights, the best of 100-30000 sweeps
+# each): no-x had the lower best TTS99 on every one, by 2-10x, and reached p > 0 on 22 of 25
+# against 16 with x; for tabu on a unique 20x20, p = 0.6 without x and 0 with it. OpenJij's SA
+# samples the same QUBO.
+NO_X_SAMPLERS = False
 _OJ_HINT = 'pip install "nonogram-formulations[openjij]" (or: pip install openjij)'
 _SA_OPTIONS_NO_SCHEDULE = {k: v for k, v in _SA_OPTIONS.items() if k != "beta_schedule"}
 
 BACKENDS = [
-    Backend("sa", f"dwave-samplers simulated annealing on the penalty QUBO (default {SA_READS} "
-                  f"reads x {SA_SWEEPS} sweeps, tuned on 15x15; 20x20 and up want 1000-10000 "
-                  "sweeps)",
+    Backend("sa", "dwave-samplers simulated annealing on the penalty QUBO (model without x; "
+                  "an automatic schedule: sweeps from the model's size, 188 on cat15, 30000 at "
+                  "most; reads 100, fewer for long anneals)",
             _solver(_PLANS["sa"]), requires=("dimod", "dwave.samplers"), install_hint=_HINT,
             options=_SA_OPTIONS, reproducible=True, check_params=_param_checker(_PLANS["sa"]),
-            minimum=_AT_LEAST_ONE),
+            minimum=_AT_LEAST_ONE, use_x=NO_X_SAMPLERS),
     Backend("tabu", f"dwave-samplers tabu search on the penalty QUBO (default {TABU_READS} reads, "
                     "each stopping at energy 0)",
             _solver(_PLANS["tabu"]), requires=("dimod", "dwave.samplers"), install_hint=_HINT,
             options={"reads": int, **_WEIGHTS}, check_params=_param_checker(_PLANS["tabu"]),
-            minimum=_AT_LEAST_ONE,
+            minimum=_AT_LEAST_ONE, use_x=NO_X_SAMPLERS,
             refuse=size_limit("tabu", TABU_MAX_VARIABLES, "it builds a dense n x n matrix")),
     Backend("descent", f"dwave-samplers steepest descent from random states "
                        f"(default {DESCENT_READS} reads; a baseline, rarely solves)",
             _solver(_PLANS["descent"]), requires=("dimod", "dwave.samplers"), install_hint=_HINT,
             options={"reads": int, **_WEIGHTS}, reproducible=True,
             check_params=_param_checker(_PLANS["descent"]), minimum=_AT_LEAST_ONE),
-    Backend("openjij-sa", f"OpenJij simulated annealing (SASampler) on the penalty QUBO (default "
-                          f"{OPENJIJ_SA_READS} reads x {OPENJIJ_SA_SWEEPS} sweeps)",
+    Backend("openjij-sa", "OpenJij simulated annealing (SASampler) on the penalty QUBO (model "
+                          "without x; the automatic schedule of sa)",
             _solver(_PLANS["openjij-sa"]), requires=("openjij",), install_hint=_OJ_HINT,
             options=_SA_OPTIONS_NO_SCHEDULE, reproducible=True,
-            check_params=_param_checker(_PLANS["openjij-sa"]), minimum=_AT_LEAST_ONE),
+            check_params=_param_checker(_PLANS["openjij-sa"]), minimum=_AT_LEAST_ONE,
+            use_x=NO_X_SAMPLERS),
     Backend("openjij-sqa", f"OpenJij simulated quantum annealing (SQASampler, path-integral Monte "
                            f"Carlo; --param gamma=, trotter=, beta=) on the penalty QUBO (default "
                            f"{OPENJIJ_SQA_READS} reads x {OPENJIJ_SQA_SWEEPS} sweeps)",
             _solver(_PLANS["openjij-sqa"]), requires=("openjij",), install_hint=_OJ_HINT,
             options={"reads": int, "sweeps": int, **_WEIGHTS}, reproducible=True,
-            check_params=_param_checker(_PLANS["openjij-sqa"]), minimum=_AT_LEAST_ONE),
+            check_params=_param_checker(_PLANS["openjij-sqa"]), minimum=_AT_LEAST_ONE,
+            use_x=NO_X_SAMPLERS),
     Backend("exact", f"dimod ExactSolver: all 2^n states, models of at most {EXACT_MAX_VARIABLES} "
                      "variables (proves infeasible/unique)",
             _solver(_PLANS["exact"]), requires=("dimod",), install_hint=_HINT,

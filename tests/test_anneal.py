@@ -78,7 +78,7 @@ def test_unsolved_best_sample_reports_energy_and_violations():
     assert r.energy > 0 and r.violations
     assert r.sampling.success_probability == 0 and r.sampling.tts99_s is None
     assert r.to_dict()["tts99_s"] is None
-    nm = build_model(IMPOSSIBLE)
+    nm = build_model(IMPOSSIBLE, use_x=r.use_x)  # the model the backend got
     assert set(r.violations) <= {c.label for c in nm.model.constraints}
 
 
