@@ -134,6 +134,10 @@ class Engine:
             seen |= m
         return unk
 
+    def length(self, line: int) -> int:
+        """Cells in a line."""
+        return self.w if line < self.h else self.h
+
     def unknown_count(self, state: Sequence[int]) -> int:
         return sum(self.unknown_mask(state, i).bit_count() for i in range(self.h))
 
