@@ -41,9 +41,10 @@ same depth-first search goes on after the first solution, as pbnsolve's ``-u`` d
 """
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
-from operator import and_
+from operator import and_, or_
 
 from ..clock import Deadline, OutOfTime
 from ..puzzle import Grid, Puzzle
@@ -54,6 +55,9 @@ State = list[int]
 
 GUESS_RULES = ("simpson", "probability", "tight")
 DEFAULT_GUESS = "simpson"
+
+import os as _os
+_VARIANT = dict(kv.split("=") for kv in _os.environ.get("LINES_VARIANT", "").split(",") if kv)
 
 PLOD_LENGTH = 40      # branches between two looks at how well probing pays
 SPRINT_RATE = 0.12    # share of probe sequences ending in a branch from which probing stops paying
@@ -97,7 +101,7 @@ class _Search:
     """The depth-first search of one solve (see the module docstring)."""
 
     def __init__(self, eng: Engine, max_solutions: int, clock: Deadline, guess: str,
-                 probing: bool, sprints: bool):
+                 probing: bool, sprints: bool, backjump: bool = True):
         self.eng = eng
         self.solutions: dict[Grid, None] = {}
         self.max_solutions = max_solutions
@@ -109,6 +113,8 @@ class _Search:
                            "tight": self._guess_tight}[guess]
         self.nodes = self.probes = self.max_depth = 0
         self.failed = self.sequences = self.guesses = self.nsprints = 0
+        self.reused = self.incremental = self.jumps = 0
+        self.backjump = backjump
         self.done = eng.h * eng.w  # colour bits left in a fully decided grid
         h, w = eng.h, eng.w
         self.full_row = (1 << w) - 1
@@ -160,56 +166,142 @@ class _Search:
         """Search from the propagated ``root``; True when the tree was exhausted (False when
         enough solutions were found). Raises OutOfTime at the deadline."""
         eng = self.eng
-        h = eng.h
-        # entries: (state, bits, lines to propagate or None, parent state, depth)
-        stack: list[tuple[State, int, tuple[int, int] | None, State, int]] = [
-            (root, eng.bits(root), None, eng.initial_state(), 0)]
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, eng.h * eng.w + 1000))  # one frame per search level
         try:
-            while stack:
-                state, bits, lines, ref, depth = stack.pop()
-                self.tick()
-                self.nodes += 1
-                if depth > self.max_depth:
-                    self.max_depth = depth
-                if lines is not None:
-                    if not eng.propagate(state, lines):
-                        continue
-                    bits -= eng.removed
-                recent = ref
-                while True:
-                    if bits == self.done:
-                        self.found(state)
-                        break
-                    if self.probing and self._sprint_left <= 0:
-                        got = self.probe(state, bits, ref, recent)
-                        if got is None:
-                            break  # the node is dead
-                        if isinstance(got, tuple) and len(got) == 2:
-                            recent, bits = got  # a failed literal: probe again
-                            continue
-                        i, j, ci, child, cbits = got
-                        self._after_probed_branch()
-                        sibling = state.copy()
-                        sbits = bits - self.remove(sibling, i, j, ci)
-                        stack.append((sibling, sbits, (i, h + j), state, depth + 1))
-                        stack.append((child, cbits, None, state, depth + 1))
-                    else:
-                        i, j, ci = self.guess_rule(state)
-                        self.guesses += 1
-                        if self._sprint_left > 0:
-                            self._sprint_left -= 1
-                            if self._sprint_left == 0:
-                                self._plod_clock = PLOD_LENGTH
-                        sibling = state.copy()
-                        sbits = bits - self.remove(sibling, i, j, ci)
-                        child = state.copy()
-                        cbits = bits - eng.assign(child, i, j, ci)
-                        stack.append((sibling, sbits, (i, h + j), state, depth + 1))
-                        stack.append((child, cbits, (i, h + j), state, depth + 1))
-                    break
+            if self.backjump:
+                self._node(root, [0] * eng.nlines, eng.bits(root), None, eng.initial_state(), 0)
+            else:
+                self._plain(root)
         except _Enough:
             return False
+        finally:
+            sys.setrecursionlimit(limit)
         return True
+
+    def _plain(self, root: State) -> None:
+        """The search without dependency tracking: chronological backtracking."""
+        eng = self.eng
+        h = eng.h
+        # entries: (state, bits, lines to propagate or None, parent state, depth)
+        stack: list = [(root, eng.bits(root), None, eng.initial_state(), 0)]
+        while stack:
+            state, bits, lines, ref, depth = stack.pop()
+            memo: dict = {}
+            self.tick()
+            self.nodes += 1
+            if depth > self.max_depth:
+                self.max_depth = depth
+            if lines is not None:
+                if not eng.propagate(state, lines):
+                    continue
+                bits -= eng.removed
+            recent = ref
+            while True:
+                if bits == self.done:
+                    self.found(state)
+                    break
+                if self.probing and self._sprint_left <= 0:
+                    got = self.probe(state, None, bits, ref, recent, memo, 0)
+                    if got is None:
+                        break  # the node is dead
+                    if len(got) == 2:
+                        recent, bits = got  # a failed literal: probe again
+                        continue
+                    i, j, ci, child, _, cbits = got
+                    self._after_probed_branch()
+                    sibling = state.copy()
+                    sbits = bits - self.remove(sibling, i, j, ci)
+                    stack.append((sibling, sbits, (i, h + j), state, depth + 1))
+                    stack.append((child, cbits, None, state, depth + 1))
+                else:
+                    i, j, ci = self._guess(state)
+                    sibling = state.copy()
+                    sbits = bits - self.remove(sibling, i, j, ci)
+                    child = state.copy()
+                    cbits = bits - eng.assign(child, i, j, ci)
+                    stack.append((sibling, sbits, (i, h + j), state, depth + 1))
+                    stack.append((child, cbits, (i, h + j), state, depth + 1))
+                break
+
+    def _guess(self, state: State) -> tuple[int, int, int]:
+        self.guesses += 1
+        if self._sprint_left > 0:
+            self._sprint_left -= 1
+            if self._sprint_left == 0:
+                self._plod_clock = PLOD_LENGTH
+        return self.guess_rule(state)
+
+    def _node(self, state: State, deps: list[int], bits: int, lines, ref: State,
+              depth: int) -> int:
+        """The subtree of one node, with conflict-directed backjumping. ``deps[line]`` is the
+        set of decision levels (bit ``d`` for the branch made at depth ``d - 1``) the line's
+        narrowed cells follow from. Returns the levels the subtree's failure depends on, or
+        every level up to ``depth`` when it holds a solution; a parent whose own level is not
+        in its first child's answer skips the second child (it would fail the same way)."""
+        eng = self.eng
+        h = eng.h
+        self.tick()
+        self.nodes += 1
+        if depth > self.max_depth:
+            self.max_depth = depth
+        if lines is not None:
+            if not eng.propagate(state, lines, deps=deps):
+                return eng.conflict
+            bits -= eng.removed
+        everything = (1 << (depth + 1)) - 1
+        B = 1 << (depth + 1)  # this node's probes and its branch
+        found = False
+        memo: dict = {}
+        recent = ref
+        while True:
+            if bits == self.done:
+                self.found(state)
+                return everything
+            if self.probing and self._sprint_left <= 0:
+                got = self.probe(state, deps, bits, ref, recent, memo, B)
+                if got is None:
+                    return everything if found else eng.conflict
+                if len(got) == 2:
+                    recent, bits = got
+                    if recent is None:  # a probe found a solution, then its colour was removed
+                        found, recent = True, ref
+                    continue
+                i, j, ci, child, cdeps, cbits = got
+                self._after_probed_branch()
+                if _VARIANT.get("branch") == "rule":
+                    i, j, ci = self.guess_rule(state)
+                    got = memo.get((i, j, ci))
+                    if got is not None and got[0] == list(map(and_, got[0], state)):
+                        child, cdeps, cbits = got
+                        first = self._node(child, cdeps, cbits, None, state, depth + 1)
+                    else:
+                        child = state.copy()
+                        cdeps = deps.copy()
+                        cdeps[i] |= B
+                        cdeps[h + j] |= B
+                        cbits = bits - eng.assign(child, i, j, ci)
+                        first = self._node(child, cdeps, cbits, (i, h + j), state, depth + 1)
+                else:
+                    first = self._node(child, cdeps, cbits, None, state, depth + 1)
+            else:
+                i, j, ci = self._guess(state)
+                child = state.copy()
+                cdeps = deps.copy()
+                cdeps[i] |= B
+                cdeps[h + j] |= B
+                cbits = bits - eng.assign(child, i, j, ci)
+                first = self._node(child, cdeps, cbits, (i, h + j), state, depth + 1)
+            if not first & B:
+                self.jumps += 1
+                return everything if found else first
+            why = first & ~B
+            deps[i] |= why
+            deps[h + j] |= why
+            before = state.copy()
+            sbits = bits - self.remove(state, i, j, ci)
+            second = self._node(state, deps, sbits, (i, h + j), before, depth + 1)
+            return everything if found else why | second
 
     def _after_probed_branch(self) -> None:
         """pbnsolve's plod/sprint switch, looked at every PLOD_LENGTH probed branches."""
@@ -280,10 +372,17 @@ class _Search:
                     out.append((i, unk[i]))
         return out
 
-    def probe(self, state: State, bits: int, ref: State, recent: State):
-        """One probe sequence at a node. Returns None (the node is dead), ``(before, bits)``
-        after a failed literal was applied (``before``: the state before it), or the best
-        probe ``(i, j, ci, child state, child bits)`` to branch on."""
+    def probe(self, state: State, deps: list[int] | None, bits: int, ref: State, recent: State,
+              memo: dict, B: int):
+        """One probe sequence at a node. Returns None (the node is dead; ``eng.conflict`` says
+        why when ``deps`` are tracked), ``(before, bits)`` after a failed literal was applied
+        (``before``: the state before it; None when the probe found a solution instead), or the
+        best probe ``(i, j, ci, child state, child deps, child bits)`` to branch on.
+
+        ``memo`` maps (i, j, ci) to an earlier probe's result at this node (before a failed
+        literal narrowed the node): the probe now is that state narrowed by the node's and
+        propagated from the lines that narrowing changed, and when nothing changed it is that
+        state as it is. ``B`` is the bit of the probes' decision level (with ``deps``)."""
         eng = self.eng
         C, h = eng.C, eng.h
         self.sequences += 1
@@ -311,28 +410,80 @@ class _Search:
                         continue
                     if clock_end is not None and time.perf_counter() > clock_end:
                         raise OutOfTime("search")
-                    child = state.copy()
-                    r = assign(child, i, j, ci)
-                    self.probes += 1
-                    if propagate(child, (i, h + j)):
+                    key = (i, j, ci)
+                    old = memo.get(key)
+                    cdeps = None
+                    if old is not None:
+                        child = list(map(and_, old[0], state))
+                        if child == old[0]:
+                            ok, left, cdeps = True, old[2], old[1]
+                            self.reused += 1
+                        else:
+                            prev = old[0]
+                            if C == 2:
+                                lines = [k >> 1 for k in range(0, len(child), 2)
+                                         if child[k] != prev[k] or child[k + 1] != prev[k + 1]]
+                            else:
+                                lines = [k // C for k in range(0, len(child), C)
+                                         if child[k:k + C] != prev[k:k + C]]
+                            cut = sum((a ^ b).bit_count() for a, b in
+                                      zip(prev[:h * C], child[:h * C]))
+                            if deps is not None:
+                                cdeps = list(map(or_, old[1], deps))
+                            self.probes += 1
+                            ok = propagate(child, lines, deps=cdeps)
+                            left = old[2] - cut - eng.removed
+                    else:
+                        child = state.copy()
+                        r = assign(child, i, j, ci)
+                        if deps is not None:
+                            cdeps = deps.copy()
+                            cdeps[i] |= B
+                            cdeps[h + j] |= B
+                        self.probes += 1
+                        ok = propagate(child, (i, h + j), deps=cdeps)
                         left = bits - r - eng.removed
+                    if ok:
                         if left != done:
+                            memo[key] = (child, cdeps, left)
                             if C == 2:
                                 pad = child if pad is None else list(map(and_, pad, child))
                             else:
                                 tried.append(child)
                             if left < best_left:
                                 best_left = left
-                                best = (i, j, ci, child, left)
+                                best = (i, j, ci, child, cdeps, left)
                             continue
                         self.found(child)  # this branch is one solution, now explored
+                        why = B - 1  # every level: the node is not a failure
+                        before = None
                     else:
                         self.failed += 1
-                    before = state.copy()
+                        why = eng.conflict & ~B
+                        before = state.copy()
+                    memo.pop(key, None)
+                    if deps is not None:
+                        deps[i] |= why
+                        deps[h + j] |= why
                     nbits = bits - self.remove(state, i, j, ci)
-                    if not propagate(state, (i, h + j)):
+                    if not propagate(state, (i, h + j), deps=deps):
                         return None
                     return before, nbits - eng.removed
+        if _VARIANT.get("score") == "both" and C == 2:
+            cand = None
+            for (i, j, ci), (child, cdeps, left) in memo.items():
+                if ci != 0:
+                    continue
+                other = memo.get((i, j, 1))
+                if other is None or not state[i * 2] >> j & 1 or not state[i * 2 + 1] >> j & 1:
+                    continue
+                a, b = bits - left, bits - other[2]
+                sc = (min(a, b), max(a, b))
+                if cand is None or sc > cand[0]:
+                    pick = (i, j, 0, child, cdeps, left) if left <= other[2] else (i, j, 1, other[0], other[1], other[2])
+                    cand = (sc, pick)
+            if cand is not None:
+                return cand[1]
         return best
 
     # -- guess rules ---------------------------------------------------------------------------
@@ -527,7 +678,7 @@ def placement_shares(spec, masks) -> list[list[float]]:
 
 def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1,
                 time_limit: Deadline | float | None = None, probing: bool = True,
-                guess: str = DEFAULT_GUESS, sprints: bool = True) -> SearchResult:
+                guess: str = DEFAULT_GUESS, sprints: bool = True, backjump: bool = True) -> SearchResult:
     """Find up to ``max_solutions`` distinct solutions by line solving, probing and search.
 
     ``exhausted`` in the result means the search proved there are no others (so with
@@ -541,7 +692,7 @@ def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1,
     t0 = time.perf_counter()
     clock = Deadline.of(time_limit)
     eng = Engine(puzzle)
-    search = _Search(eng, max(1, max_solutions), clock, guess, probing, sprints)
+    search = _Search(eng, max(1, max_solutions), clock, guess, probing, sprints, backjump)
 
     def result(status: Status, exhausted: bool, timed_out: bool, root_unknown: int):
         s = search
