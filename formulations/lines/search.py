@@ -1,40 +1,53 @@
 """Probing and depth-first search on top of the line-solving fixed point (seeds 000 and 004,
 and the way Jan Wolter's pbnsolve searches).
 
-One chronological depth-first search. Every node is a propagated state; at a node the search
+One depth-first search; every node is a propagated state. At a node the search
 
 1. **probes** (``probing=True``): sets one undecided cell to one of its colours, propagates, and
    looks at what happens. Cells are probed in pbnsolve's order: the neighbours of the cells that
    changed most recently, then of every cell changed since the node's parent, then every
    undecided cell with at least two decided neighbours (the grid's edge counts as decided). A
-   (cell, colour) that an earlier probe of the same sequence already implied is skipped: its
+   (cell, colour) that an earlier probe of the same sequence implied is skipped: its
    consequences are a subset of that probe's. The *first* probe that contradicts ends the
    sequence: its colour is removed from the cell (a failed literal), the node propagates that
    and starts a new sequence. A probe that completes the grid is a solution, and its colour is
-   then removed the same way (that branch has been explored). When a whole sequence finds no
-   contradiction the node branches on its best probe, the one that left the fewest colour bits
-   (its propagated state becomes the first child as it is), and the other child is the cell
-   without that colour;
-2. **guesses** without probing (``probing=False``, and during *sprints*): picks a cell and a
-   colour by a static rule (``guess``, :data:`GUESS_RULES`) and branches on it.
+   then removed the same way (that branch has been explored). A probe made again after a
+   failed literal starts from its earlier result narrowed by the node's new state (the same
+   fixed point, reached from the few lines that changed);
+2. **branches** when a whole sequence finds no contradiction (or at once without probing): on a
+   cell and colour chosen by the ``guess`` rule (:data:`GUESS_RULES`); the first child is the
+   cell with that colour (a probe's propagated state when there is one), the second the cell
+   without it.
 
-Sprints are pbnsolve's plod/sprint switch: every :data:`PLOD_LENGTH` branches the search looks at
-the share of probe sequences since the last look that ended in a branch rather than a
-contradiction; at :data:`SPRINT_RATE` or more probing is not paying and the next
-:data:`SPRINT_LENGTH` branches are cheap guesses (``sprints=False`` never sprints).
+The guess rules:
 
-The guess rules (for sprints and ``probing=False``):
-
-* ``simpson``: pbnsolve's default (its rule G4, after Steve Simpson): a line scores
+* ``probability`` (the default, seed 004's): every line's valid placements are counted per cell
+  (exactly, by prefix and suffix counts), the row's and the column's shares of placements that
+  give the cell each colour are multiplied and normalised, and the cell whose likeliest colour
+  is nearest to one half is guessed (the further from 50 %, the more it is penalised), that
+  colour first;
+* ``pbnsolve``: pbnsolve's: the best probe of the sequence (the fewest colour bits left), and in
+  sprints (below) Simpson's rule;
+* ``balanced``: the cell whose two colours were both probed and both cut the most (the larger
+  smaller reduction, then the larger larger one), else the best probe;
+* ``simpson``: pbnsolve's heuristic guess (its rule G4, after Steve Simpson): a line scores
   ``(slack + 1) * (blocks + 1) - length - 2`` minus its decided cells, the cell with the smallest
   row + column score is guessed, with the colour that has the most cells still to place in its
   row and column;
-* ``probability``: seed 004's: every line's valid placements are counted per cell (exactly, by a
-  forward and backward count), the row's and the column's share of placements that paint the
-  cell are combined into one probability, and the cell whose probability is nearest to one half
-  is guessed (the further from 50 %, the more it is penalised), its likelier colour first;
 * ``tight``: a cell of the line with the fewest undecided cells (this package's earlier cheap
   search), the colour with the most cells still to place.
+
+``sprints=True`` adds pbnsolve's plod/sprint switch: every :data:`PLOD_LENGTH` branches the
+search looks at the share of probe sequences since the last look that ended in a branch rather
+than a contradiction; at :data:`SPRINT_RATE` or more, probing is not paying and the next
+:data:`SPRINT_LENGTH` branches are guessed without probing (by the rule; ``pbnsolve`` uses
+Simpson's there).
+
+``backjump=True`` tracks, per line, the set of decisions its narrowed cells follow from (a line
+update passes its line's set on to the lines it narrows) and backjumps on it: a branch whose
+first child fails for reasons that do not include the branch's own decision fails at once,
+without trying the second child. A failed literal is recorded as following from the probe's
+conflict minus the probe itself, as in conflict-directed backjumping.
 
 The search is complete: it proves infeasibility and, asked for two solutions, uniqueness (the
 same depth-first search goes on after the first solution, as pbnsolve's ``-u`` does).
@@ -44,7 +57,8 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
-from operator import and_, or_
+from itertools import compress, count
+from operator import and_, ne, or_
 
 from ..clock import Deadline, OutOfTime
 from ..puzzle import Grid, Puzzle
@@ -53,15 +67,12 @@ from .engine import Engine
 
 State = list[int]
 
-GUESS_RULES = ("simpson", "probability", "tight")
-DEFAULT_GUESS = "simpson"
-
-import os as _os
-_VARIANT = dict(kv.split("=") for kv in _os.environ.get("LINES_VARIANT", "").split(",") if kv)
+GUESS_RULES = ("probability", "pbnsolve", "balanced", "simpson", "tight")
+DEFAULT_GUESS = "probability"
 
 PLOD_LENGTH = 40      # branches between two looks at how well probing pays
 SPRINT_RATE = 0.12    # share of probe sequences ending in a branch from which probing stops paying
-SPRINT_LENGTH = 4000  # cheap guesses in one sprint
+SPRINT_LENGTH = 4000  # branches guessed without probing in one sprint
 
 
 @dataclass(frozen=True)
@@ -78,8 +89,10 @@ class SearchResult:
     timed_out: bool = False
     failed_literals: int = 0    # probes that contradicted (their colour removed from the cell)
     sequences: int = 0          # probe sequences
-    guesses: int = 0            # branches made by the guess rule (sprints, probing off)
+    guesses: int = 0            # branches made without probing (sprints, probing off)
     sprints: int = 0
+    backjumps: int = 0          # second children skipped by backjumping
+    reused: int = 0             # probes answered by an earlier probe's state unchanged
 
     def info(self) -> dict:
         """Counters for a result record."""
@@ -87,37 +100,39 @@ class SearchResult:
                 "max_depth": self.max_depth, "root_unknown": self.root_unknown,
                 "exhausted": self.exhausted, "timed_out": self.timed_out,
                 "failed_literals": self.failed_literals, "probe_sequences": self.sequences,
-                "guesses": self.guesses, "sprints": self.sprints}
+                "guesses": self.guesses, "sprints": self.sprints, "backjumps": self.backjumps,
+                "probes_reused": self.reused}
 
 
 class _Enough(Exception):
     pass
 
 
-_FAIL = -1
+_NARROWED, _BRANCH = "narrowed", "branch"  # what a probe sequence ended with
 
 
 class _Search:
     """The depth-first search of one solve (see the module docstring)."""
 
     def __init__(self, eng: Engine, max_solutions: int, clock: Deadline, guess: str,
-                 probing: bool, sprints: bool, backjump: bool = True):
+                 probing: bool, sprints: bool, backjump: bool):
         self.eng = eng
         self.solutions: dict[Grid, None] = {}
         self.max_solutions = max_solutions
-        self.clock = clock
         self.end = clock.end
         self.probing = probing
         self.sprints = sprints and probing
-        self.guess_rule = {"simpson": self._guess_simpson, "probability": self._guess_probability,
-                           "tight": self._guess_tight}[guess]
+        self.backjump = backjump
+        self.rule = guess
+        static = {"probability": self._guess_probability, "simpson": self._guess_simpson,
+                  "tight": self._guess_tight}
+        self.guess_rule = static.get(guess, self._guess_simpson)  # pbnsolve, balanced: Simpson
+        self.by_probe = guess in ("pbnsolve", "balanced")
         self.nodes = self.probes = self.max_depth = 0
         self.failed = self.sequences = self.guesses = self.nsprints = 0
-        self.reused = self.incremental = self.jumps = 0
-        self.backjump = backjump
+        self.reused = self.jumps = 0
         self.done = eng.h * eng.w  # colour bits left in a fully decided grid
-        h, w = eng.h, eng.w
-        self.full_row = (1 << w) - 1
+        self.full_row = (1 << eng.w) - 1
         # per line: (slack + 1) * (blocks + 1) - length - 2 (Simpson's score before solved cells)
         self.simpson = [(n - sum(lens) - max(len(lens) - 1, 0) + 1) * (len(lens) + 1) - n - 2
                         for n, lens, _, _ in eng.specs]
@@ -168,89 +183,34 @@ class _Search:
         eng = self.eng
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, eng.h * eng.w + 1000))  # one frame per search level
+        deps = [0] * eng.nlines if self.backjump else None
         try:
-            if self.backjump:
-                self._node(root, [0] * eng.nlines, eng.bits(root), None, eng.initial_state(), 0)
-            else:
-                self._plain(root)
+            self._node(root, deps, eng.bits(root), None, eng.initial_state(), 0)
         except _Enough:
             return False
         finally:
             sys.setrecursionlimit(limit)
         return True
 
-    def _plain(self, root: State) -> None:
-        """The search without dependency tracking: chronological backtracking."""
-        eng = self.eng
-        h = eng.h
-        # entries: (state, bits, lines to propagate or None, parent state, depth)
-        stack: list = [(root, eng.bits(root), None, eng.initial_state(), 0)]
-        while stack:
-            state, bits, lines, ref, depth = stack.pop()
-            memo: dict = {}
-            self.tick()
-            self.nodes += 1
-            if depth > self.max_depth:
-                self.max_depth = depth
-            if lines is not None:
-                if not eng.propagate(state, lines):
-                    continue
-                bits -= eng.removed
-            recent = ref
-            while True:
-                if bits == self.done:
-                    self.found(state)
-                    break
-                if self.probing and self._sprint_left <= 0:
-                    got = self.probe(state, None, bits, ref, recent, memo, 0)
-                    if got is None:
-                        break  # the node is dead
-                    if len(got) == 2:
-                        recent, bits = got  # a failed literal: probe again
-                        continue
-                    i, j, ci, child, _, cbits = got
-                    self._after_probed_branch()
-                    sibling = state.copy()
-                    sbits = bits - self.remove(sibling, i, j, ci)
-                    stack.append((sibling, sbits, (i, h + j), state, depth + 1))
-                    stack.append((child, cbits, None, state, depth + 1))
-                else:
-                    i, j, ci = self._guess(state)
-                    sibling = state.copy()
-                    sbits = bits - self.remove(sibling, i, j, ci)
-                    child = state.copy()
-                    cbits = bits - eng.assign(child, i, j, ci)
-                    stack.append((sibling, sbits, (i, h + j), state, depth + 1))
-                    stack.append((child, cbits, (i, h + j), state, depth + 1))
-                break
-
-    def _guess(self, state: State) -> tuple[int, int, int]:
-        self.guesses += 1
-        if self._sprint_left > 0:
-            self._sprint_left -= 1
-            if self._sprint_left == 0:
-                self._plod_clock = PLOD_LENGTH
-        return self.guess_rule(state)
-
-    def _node(self, state: State, deps: list[int], bits: int, lines, ref: State,
+    def _node(self, state: State, deps: list[int] | None, bits: int, lines, ref: State,
               depth: int) -> int:
-        """The subtree of one node, with conflict-directed backjumping. ``deps[line]`` is the
-        set of decision levels (bit ``d`` for the branch made at depth ``d - 1``) the line's
-        narrowed cells follow from. Returns the levels the subtree's failure depends on, or
-        every level up to ``depth`` when it holds a solution; a parent whose own level is not
-        in its first child's answer skips the second child (it would fail the same way)."""
+        """The subtree of one node (``state``, to be propagated from ``lines`` unless None;
+        ``ref`` its parent's state). With ``deps`` (backjumping), ``deps[line]`` is the set of
+        decision levels (bit ``d`` for the branch made at depth ``d - 1``) the line's narrowed
+        cells follow from, and the answer is the set of levels the subtree's failure follows
+        from, or every level up to ``depth`` when it held a solution."""
         eng = self.eng
         h = eng.h
         self.tick()
         self.nodes += 1
         if depth > self.max_depth:
             self.max_depth = depth
+        everything = (1 << (depth + 1)) - 1
         if lines is not None:
             if not eng.propagate(state, lines, deps=deps):
-                return eng.conflict
+                return eng.conflict if deps is not None else everything
             bits -= eng.removed
-        everything = (1 << (depth + 1)) - 1
-        B = 1 << (depth + 1)  # this node's probes and its branch
+        B = 1 << (depth + 1)  # the level of this node's probes and branch
         found = False
         memo: dict = {}
         recent = ref
@@ -261,47 +221,55 @@ class _Search:
             if self.probing and self._sprint_left <= 0:
                 got = self.probe(state, deps, bits, ref, recent, memo, B)
                 if got is None:
-                    return everything if found else eng.conflict
-                if len(got) == 2:
-                    recent, bits = got
+                    return everything if found or deps is None else eng.conflict
+                if got[0] is _NARROWED:
+                    recent, bits = got[1], got[2]
                     if recent is None:  # a probe found a solution, then its colour was removed
                         found, recent = True, ref
                     continue
-                i, j, ci, child, cdeps, cbits = got
                 self._after_probed_branch()
-                if _VARIANT.get("branch") == "rule":
-                    i, j, ci = self.guess_rule(state)
-                    got = memo.get((i, j, ci))
-                    if got is not None and got[0] == list(map(and_, got[0], state)):
-                        child, cdeps, cbits = got
-                        first = self._node(child, cdeps, cbits, None, state, depth + 1)
-                    else:
-                        child = state.copy()
-                        cdeps = deps.copy()
-                        cdeps[i] |= B
-                        cdeps[h + j] |= B
-                        cbits = bits - eng.assign(child, i, j, ci)
-                        first = self._node(child, cdeps, cbits, (i, h + j), state, depth + 1)
+                if self.by_probe and got[2] is not None:
+                    i, j, ci, child, cdeps, cbits = got[2]
                 else:
-                    first = self._node(child, cdeps, cbits, None, state, depth + 1)
+                    i, j, ci = self.guess_rule(state)
+                    old = memo.get((i, j, ci))
+                    if old is not None and old[3] == self.sequences:  # probed on this state
+                        child, cdeps, cbits = old[0], old[1], old[2]
+                    else:
+                        child = None
             else:
-                i, j, ci = self._guess(state)
+                i, j, ci = self.guess_rule(state)
+                self.guesses += 1
+                if self._sprint_left > 0:
+                    self._sprint_left -= 1
+                    if self._sprint_left == 0:
+                        self._plod_clock = PLOD_LENGTH
+                child = None
+            if child is None:
                 child = state.copy()
-                cdeps = deps.copy()
-                cdeps[i] |= B
-                cdeps[h + j] |= B
                 cbits = bits - eng.assign(child, i, j, ci)
+                if deps is not None:
+                    cdeps = deps.copy()
+                    cdeps[i] |= B
+                    cdeps[h + j] |= B
+                else:
+                    cdeps = None
                 first = self._node(child, cdeps, cbits, (i, h + j), state, depth + 1)
-            if not first & B:
-                self.jumps += 1
-                return everything if found else first
-            why = first & ~B
-            deps[i] |= why
-            deps[h + j] |= why
+            else:
+                first = self._node(child, cdeps, cbits, None, state, depth + 1)
+            if deps is None:
+                why = 0
+            else:
+                if not first & B:
+                    self.jumps += 1
+                    return everything if found else first
+                why = first & ~B
+                deps[i] |= why
+                deps[h + j] |= why
             before = state.copy()
             sbits = bits - self.remove(state, i, j, ci)
             second = self._node(state, deps, sbits, (i, h + j), before, depth + 1)
-            return everything if found else why | second
+            return everything if found or deps is None else why | second
 
     def _after_probed_branch(self) -> None:
         """pbnsolve's plod/sprint switch, looked at every PLOD_LENGTH probed branches."""
@@ -374,18 +342,22 @@ class _Search:
 
     def probe(self, state: State, deps: list[int] | None, bits: int, ref: State, recent: State,
               memo: dict, B: int):
-        """One probe sequence at a node. Returns None (the node is dead; ``eng.conflict`` says
-        why when ``deps`` are tracked), ``(before, bits)`` after a failed literal was applied
-        (``before``: the state before it; None when the probe found a solution instead), or the
-        best probe ``(i, j, ci, child state, child deps, child bits)`` to branch on.
+        """One probe sequence at a node. Returns None (the node is dead; with ``deps``,
+        ``eng.conflict`` says why), ``(_NARROWED, before, bits)`` after a failed literal was
+        applied (``before``: the state before it; None when the probe found a solution
+        instead), or ``(_BRANCH, best, choice)``: the best probe and the one the guess rule
+        would branch on (the same but for ``balanced``), each ``(i, j, ci, child state, child
+        deps, child bits)``.
 
-        ``memo`` maps (i, j, ci) to an earlier probe's result at this node (before a failed
-        literal narrowed the node): the probe now is that state narrowed by the node's and
-        propagated from the lines that narrowing changed, and when nothing changed it is that
-        state as it is. ``B`` is the bit of the probes' decision level (with ``deps``)."""
+        ``memo`` maps (i, j, ci) to an earlier probe's result at this node, ``(state, deps,
+        bits, sequence)``: a probe made again narrows that state by the node's and propagates
+        from the lines the narrowing changed; when nothing changed it is that state as it is.
+        ``B`` is the probes' decision level (with ``deps``)."""
         eng = self.eng
         C, h = eng.C, eng.h
+        hC = h * C
         self.sequences += 1
+        seq = self.sequences
         best = None
         best_left = 1 << 62
         pad = None  # C == 2: AND of every probe's state; a cleared bit = its other colour implied
@@ -414,20 +386,16 @@ class _Search:
                     old = memo.get(key)
                     cdeps = None
                     if old is not None:
-                        child = list(map(and_, old[0], state))
-                        if child == old[0]:
+                        prev = old[0]
+                        child = list(map(and_, prev, state))
+                        if child == prev:
                             ok, left, cdeps = True, old[2], old[1]
                             self.reused += 1
                         else:
-                            prev = old[0]
-                            if C == 2:
-                                lines = [k >> 1 for k in range(0, len(child), 2)
-                                         if child[k] != prev[k] or child[k + 1] != prev[k + 1]]
-                            else:
-                                lines = [k // C for k in range(0, len(child), C)
-                                         if child[k:k + C] != prev[k:k + C]]
-                            cut = sum((a ^ b).bit_count() for a, b in
-                                      zip(prev[:h * C], child[:h * C]))
+                            changed = list(compress(count(), map(ne, child, prev)))
+                            lines = {k // C for k in changed}
+                            cut = sum((child[k] ^ prev[k]).bit_count() for k in changed
+                                      if k < hC)
                             if deps is not None:
                                 cdeps = list(map(or_, old[1], deps))
                             self.probes += 1
@@ -445,7 +413,7 @@ class _Search:
                         left = bits - r - eng.removed
                     if ok:
                         if left != done:
-                            memo[key] = (child, cdeps, left)
+                            memo[key] = (child, cdeps, left, seq)
                             if C == 2:
                                 pad = child if pad is None else list(map(and_, pad, child))
                             else:
@@ -459,7 +427,7 @@ class _Search:
                         before = None
                     else:
                         self.failed += 1
-                        why = eng.conflict & ~B
+                        why = eng.conflict & ~B if deps is not None else 0
                         before = state.copy()
                     memo.pop(key, None)
                     if deps is not None:
@@ -468,23 +436,29 @@ class _Search:
                     nbits = bits - self.remove(state, i, j, ci)
                     if not propagate(state, (i, h + j), deps=deps):
                         return None
-                    return before, nbits - eng.removed
-        if _VARIANT.get("score") == "both" and C == 2:
-            cand = None
-            for (i, j, ci), (child, cdeps, left) in memo.items():
-                if ci != 0:
-                    continue
-                other = memo.get((i, j, 1))
-                if other is None or not state[i * 2] >> j & 1 or not state[i * 2 + 1] >> j & 1:
-                    continue
-                a, b = bits - left, bits - other[2]
-                sc = (min(a, b), max(a, b))
-                if cand is None or sc > cand[0]:
-                    pick = (i, j, 0, child, cdeps, left) if left <= other[2] else (i, j, 1, other[0], other[1], other[2])
-                    cand = (sc, pick)
-            if cand is not None:
-                return cand[1]
-        return best
+                    return _NARROWED, before, nbits - eng.removed
+        if self.rule == "balanced" and C == 2:
+            return _BRANCH, best, self._balanced(state, bits, memo, seq) or best
+        return _BRANCH, best, best
+
+    def _balanced(self, state: State, bits: int, memo: dict, seq: int):
+        """The cell whose two colours were both probed on this state with the largest smaller
+        reduction (then larger one); its better colour first."""
+        pick = None
+        score = None
+        for (i, j, ci), (child, cdeps, left, s) in memo.items():
+            if ci or s != seq:
+                continue
+            other = memo.get((i, j, 1))
+            if other is None or other[3] != seq:
+                continue
+            a, b = bits - left, bits - other[2]
+            sc = (min(a, b), max(a, b))
+            if score is None or sc > score:
+                score = sc
+                pick = (i, j, 0, child, cdeps, left) if a >= b else \
+                    (i, j, 1, other[0], other[1], other[2])
+        return pick
 
     # -- guess rules ---------------------------------------------------------------------------
     def _open_cells(self, state: State):
@@ -678,14 +652,15 @@ def placement_shares(spec, masks) -> list[list[float]]:
 
 def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1,
                 time_limit: Deadline | float | None = None, probing: bool = True,
-                guess: str = DEFAULT_GUESS, sprints: bool = True, backjump: bool = True) -> SearchResult:
+                guess: str = DEFAULT_GUESS, sprints: bool = False,
+                backjump: bool = False) -> SearchResult:
     """Find up to ``max_solutions`` distinct solutions by line solving, probing and search.
 
     ``exhausted`` in the result means the search proved there are no others (so with
     ``max_solutions=2`` and one solution found, that solution is unique; with none found, the
     puzzle is infeasible). On the time limit the solutions found so far are returned.
-    ``guess`` is one of :data:`GUESS_RULES`; ``probing`` and ``sprints`` as in the module
-    docstring.
+    ``guess`` is one of :data:`GUESS_RULES`; ``probing``, ``sprints`` and ``backjump`` as in
+    the module docstring.
     """
     if guess not in GUESS_RULES:
         raise ValueError(f"unknown guess rule {guess!r}, choose from {', '.join(GUESS_RULES)}")
@@ -699,7 +674,7 @@ def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1,
         return SearchResult(status, tuple(s.solutions), exhausted, s.nodes, s.probes,
                             eng.line_solves, s.max_depth, root_unknown,
                             time.perf_counter() - t0, timed_out, s.failed, s.sequences,
-                            s.guesses, s.nsprints)
+                            s.guesses, s.nsprints, s.jumps, s.reused)
 
     root = eng.initial_state()
     eng.deadline = clock if clock.end is not None else None
