@@ -67,12 +67,13 @@ from .engine import Engine
 
 State = list[int]
 
-GUESS_RULES = ("probability", "pbnsolve", "balanced", "simpson", "tight")
+GUESS_RULES = ("probability", "hybrid", "pbnsolve", "balanced", "simpson", "tight")
 DEFAULT_GUESS = "probability"
 
 PLOD_LENGTH = 40      # branches between two looks at how well probing pays
 SPRINT_RATE = 0.12    # share of probe sequences ending in a branch from which probing stops paying
 SPRINT_LENGTH = 4000  # branches guessed without probing in one sprint
+HYBRID_CANDIDATES = 6  # cells the hybrid rule takes from the probability rule and probes
 
 
 @dataclass(frozen=True)
@@ -125,9 +126,9 @@ class _Search:
         self.backjump = backjump
         self.rule = guess
         static = {"probability": self._guess_probability, "simpson": self._guess_simpson,
-                  "tight": self._guess_tight}
+                  "tight": self._guess_tight, "hybrid": self._guess_probability}
         self.guess_rule = static.get(guess, self._guess_simpson)  # pbnsolve, balanced: Simpson
-        self.by_probe = guess in ("pbnsolve", "balanced")
+        self.by_probe = guess in ("pbnsolve", "balanced", "hybrid")
         self.nodes = self.probes = self.max_depth = 0
         self.failed = self.sequences = self.guesses = self.nsprints = 0
         self.reused = self.jumps = 0
@@ -227,6 +228,15 @@ class _Search:
                     if recent is None:  # a probe found a solution, then its colour was removed
                         found, recent = True, ref
                     continue
+                if self.rule == "hybrid":
+                    got = self._hybrid(state, deps, bits, memo, B, self.sequences)
+                    if got is None:
+                        return everything if found or deps is None else eng.conflict
+                    if got[0] is _NARROWED:
+                        recent, bits = got[1], got[2]
+                        if recent is None:
+                            found, recent = True, ref
+                        continue
                 self._after_probed_branch()
                 if self.by_probe and got[2] is not None:
                     i, j, ci, child, cdeps, cbits = got[2]
@@ -354,8 +364,7 @@ class _Search:
         from the lines the narrowing changed; when nothing changed it is that state as it is.
         ``B`` is the probes' decision level (with ``deps``)."""
         eng = self.eng
-        C, h = eng.C, eng.h
-        hC = h * C
+        C = eng.C
         self.sequences += 1
         seq = self.sequences
         best = None
@@ -363,8 +372,7 @@ class _Search:
         pad = None  # C == 2: AND of every probe's state; a cleared bit = its other colour implied
         tried: list[State] = []  # C > 2: the probes' states, for the same test cell by cell
         done = self.done
-        propagate, assign = eng.propagate, eng.assign
-        clock_end = self.end
+        try_one = self._try
         for i, mask in self.frontier(state, ref, recent):
             base = i * C
             while mask:
@@ -380,66 +388,97 @@ class _Search:
                     elif tried and any(all(not t[base + k] & low for k in range(C) if k != ci)
                                        for t in tried):
                         continue
-                    if clock_end is not None and time.perf_counter() > clock_end:
-                        raise OutOfTime("search")
-                    key = (i, j, ci)
-                    old = memo.get(key)
-                    cdeps = None
-                    if old is not None:
-                        prev = old[0]
-                        child = list(map(and_, prev, state))
-                        if child == prev:
-                            ok, left, cdeps = True, old[2], old[1]
-                            self.reused += 1
+                    ok, child, cdeps, left = try_one(state, deps, bits, i, j, ci, memo, B, seq)
+                    if ok and left != done:
+                        if C == 2:
+                            pad = child if pad is None else list(map(and_, pad, child))
                         else:
-                            changed = list(compress(count(), map(ne, child, prev)))
-                            lines = {k // C for k in changed}
-                            cut = sum((child[k] ^ prev[k]).bit_count() for k in changed
-                                      if k < hC)
-                            if deps is not None:
-                                cdeps = list(map(or_, old[1], deps))
-                            self.probes += 1
-                            ok = propagate(child, lines, deps=cdeps)
-                            left = old[2] - cut - eng.removed
-                    else:
-                        child = state.copy()
-                        r = assign(child, i, j, ci)
-                        if deps is not None:
-                            cdeps = deps.copy()
-                            cdeps[i] |= B
-                            cdeps[h + j] |= B
-                        self.probes += 1
-                        ok = propagate(child, (i, h + j), deps=cdeps)
-                        left = bits - r - eng.removed
-                    if ok:
-                        if left != done:
-                            memo[key] = (child, cdeps, left, seq)
-                            if C == 2:
-                                pad = child if pad is None else list(map(and_, pad, child))
-                            else:
-                                tried.append(child)
-                            if left < best_left:
-                                best_left = left
-                                best = (i, j, ci, child, cdeps, left)
-                            continue
-                        self.found(child)  # this branch is one solution, now explored
-                        why = B - 1  # every level: the node is not a failure
-                        before = None
-                    else:
-                        self.failed += 1
-                        why = eng.conflict & ~B if deps is not None else 0
-                        before = state.copy()
-                    memo.pop(key, None)
-                    if deps is not None:
-                        deps[i] |= why
-                        deps[h + j] |= why
-                    nbits = bits - self.remove(state, i, j, ci)
-                    if not propagate(state, (i, h + j), deps=deps):
-                        return None
-                    return _NARROWED, before, nbits - eng.removed
+                            tried.append(child)
+                        if left < best_left:
+                            best_left = left
+                            best = (i, j, ci, child, cdeps, left)
+                        continue
+                    return self._narrow(state, deps, bits, i, j, ci, child if ok else None,
+                                        memo, B, seq)
         if self.rule == "balanced" and C == 2:
             return _BRANCH, best, self._balanced(state, bits, memo, seq) or best
         return _BRANCH, best, best
+
+    def _try(self, state: State, deps: list[int] | None, bits: int, i: int, j: int, ci: int,
+             memo: dict, B: int, seq: int):
+        """One probe: (propagated without contradiction, its state, deps and colour bits)."""
+        eng = self.eng
+        C, h = eng.C, eng.h
+        if self.end is not None and time.perf_counter() > self.end:
+            raise OutOfTime("search")
+        key = (i, j, ci)
+        old = memo.get(key)
+        cdeps = None
+        if old is not None:
+            if old[3] == seq:
+                return True, old[0], old[1], old[2]
+            prev = old[0]
+            child = list(map(and_, prev, state))
+            if child == prev:
+                self.reused += 1
+                memo[key] = (child, old[1], old[2], seq)
+                return True, child, old[1], old[2]
+            changed = list(compress(count(), map(ne, child, prev)))
+            hC = h * C
+            cut = sum((child[k] ^ prev[k]).bit_count() for k in changed if k < hC)
+            if deps is not None:
+                cdeps = list(map(or_, old[1], deps))
+            self.probes += 1
+            ok = eng.propagate(child, {k // C for k in changed}, deps=cdeps)
+            left = old[2] - cut - eng.removed
+        else:
+            child = state.copy()
+            r = eng.assign(child, i, j, ci)
+            if deps is not None:
+                cdeps = deps.copy()
+                cdeps[i] |= B
+                cdeps[h + j] |= B
+            self.probes += 1
+            ok = eng.propagate(child, (i, h + j), deps=cdeps)
+            left = bits - r - eng.removed
+        if ok and left != self.done:
+            memo[key] = (child, cdeps, left, seq)
+        else:
+            memo.pop(key, None)
+        return ok, child, cdeps, left
+
+    def _narrow(self, state: State, deps: list[int] | None, bits: int, i: int, j: int, ci: int,
+                child: State | None, memo: dict, B: int, seq: int):
+        """Remove colour ``ci`` from cell (i, j) of the node after its probe contradicted (or,
+        given the probe's complete ``child``, found a solution, which is recorded) and
+        propagate: the probe sequence's ``_NARROWED`` answer, or None when the node is dead."""
+        eng = self.eng
+        C, h = eng.C, eng.h
+        if child is not None:
+            self.found(child)  # this branch is one solution, now explored
+            why = B - 1  # every level: the node is not a failure
+            before = None
+        else:
+            self.failed += 1
+            why = eng.conflict & ~B if deps is not None else 0
+            before = state.copy()
+        other = memo.get((i, j, 1 - ci)) if C == 2 else None
+        if other is not None and other[3] == seq:
+            # the other colour was probed on this very state: that probe's fixed point is the
+            # node's now (its facts follow from ``why`` instead of from level B)
+            state[:] = other[0]
+            if deps is not None:
+                deps[:] = [(d & ~B) | why if d & B else d for d in other[1]]
+            del memo[(i, j, 1 - ci)]
+            self.reused += 1
+            return _NARROWED, before, other[2]
+        if deps is not None:
+            deps[i] |= why
+            deps[h + j] |= why
+        nbits = bits - self.remove(state, i, j, ci)
+        if not eng.propagate(state, (i, h + j), deps=deps):
+            return None
+        return _NARROWED, before, nbits - eng.removed
 
     def _balanced(self, state: State, bits: int, memo: dict, seq: int):
         """The cell whose two colours were both probed on this state with the largest smaller
@@ -527,11 +566,19 @@ class _Search:
         return i, j, self._likely_colour(state, i, j)
 
     def _guess_probability(self, state: State) -> tuple[int, int, int]:
+        ranked = self._by_probability(state, 1)
+        if not ranked:  # no count reached a cell (cannot happen on a consistent state)
+            i, j = next(self._open_cells(state))
+            return i, j, self._likely_colour(state, i, j)
+        return ranked[0]
+
+    def _by_probability(self, state: State, k: int) -> list[tuple[int, int, int]]:
+        """The ``k`` open cells whose likeliest colour is nearest to 50 %, nearest first, each
+        with that colour."""
         eng = self.eng
         C, h = eng.C, eng.h
         probs = [self._line_probabilities(state, line) for line in range(eng.nlines)]
-        best = None
-        best_s = None
+        scored = []
         for i, j in self._open_cells(state):
             pr, pc = probs[i], probs[h + j]
             # per colour index: the row's and the column's shares, combined as independent
@@ -540,14 +587,37 @@ class _Search:
             total = sum(comb)
             if total <= 0:
                 continue
-            top = max(range(C), key=lambda c: comb[c])
-            s = abs(comb[top] / total - 0.5)
-            if best_s is None or s < best_s:
-                best_s, best = s, (i, j, top)
-        if best is None:  # no count reached a cell (cannot happen on a consistent state)
-            i, j = next(self._open_cells(state))
-            return i, j, self._likely_colour(state, i, j)
-        return best
+            top = max(range(C), key=comb.__getitem__)
+            scored.append((abs(comb[top] / total - 0.5), i, j, top))
+        if k == 1:
+            return [min(scored)[1:]] if scored else []
+        scored.sort()
+        return [s[1:] for s in scored[:k]]
+
+    def _hybrid(self, state: State, deps, bits: int, memo: dict, B: int, seq: int):
+        """The ``hybrid`` rule: probe both colours of the :data:`HYBRID_CANDIDATES` cells the
+        probability rule ranks first and branch on the one whose two probes cut the most (the
+        larger smaller reduction, then the larger larger one). A candidate probe that
+        contradicts narrows the node instead (the ``_NARROWED`` answer of :meth:`probe`)."""
+        C = self.eng.C
+        pick, score = None, None
+        for i, j, _ in self._by_probability(state, HYBRID_CANDIDATES):
+            got = []
+            for ci in range(C):
+                if not state[i * C + ci] >> j & 1:
+                    continue
+                ok, child, cdeps, left = self._try(state, deps, bits, i, j, ci, memo, B, seq)
+                if not ok or left == self.done:
+                    return self._narrow(state, deps, bits, i, j, ci, child if ok else None,
+                                        memo, B, seq)
+                got.append((bits - left, ci, child, cdeps, left))
+            cuts = sorted(g[0] for g in got)
+            sc = (cuts[0], cuts[-1])
+            if score is None or sc > score:
+                score = sc
+                g = max(got, key=lambda t: t[0])
+                pick = (i, j, g[1], g[2], g[3], g[4])
+        return _BRANCH, pick, pick
 
     def _line_probabilities(self, state: State, line: int) -> list[list[float]]:
         """Per colour index and cell of ``line``: the share of the line's valid placements (given
