@@ -9,7 +9,8 @@ repeated. Times are medians:
 
 * pbnsolve: the whole process (``pbnsolve -u -b FILE``): wall clock, and CPU from ``wait4``;
 * ``lines``: in-process, the call ``solve_puzzle(puzzle, "lines", unique=True, time_limit=T)``
-  (search, uniqueness and the clue check; reading the file and importing Python excluded),
+  (search, uniqueness and the clue check; reading the file and importing the package and the
+  backend's module excluded),
   wall clock and the process's CPU time around it. ``--variants`` runs several guess rules
   (``probability,pbnsolve,balanced,simpson,tight``), ``--lines-option KEY=VALUE`` passes
   more options (``sprints=true``, ``backjump=true``, ``probing=false``).
@@ -198,9 +199,13 @@ def worker(spec_json: str, path: str, limit: str) -> None:
     from formulations.results import Status
     from formulations.solving import solve_puzzle
 
+    from backends import get_backend
+
     spec = json.loads(spec_json)
     backend = spec.pop("backend")
     puzzle = read_puzzle(path)
+    get_backend(backend).prepare({k: v for k, v in spec.items() if k != "presolve"})
+    import formulations.model.presolve  # noqa: F401  (imports are not part of the solve)
     clear_cache()
     unique = backend in ("lines", "cpsat")
     t0, c0 = time.perf_counter(), time.process_time()

@@ -280,7 +280,7 @@ def test_every_rule_decides_every_project_puzzle(guess):
     for path in sorted((ROOT / "puzzles").glob("*.txt")):
         p = read_puzzle(path)
         r = solve_lines(p, max_solutions=2, guess=guess, time_limit=60)
-        assert r.exhausted, path.name
+        assert r.exhausted is (len(r.solutions) < 2), path.name
         if path.stem.startswith("impossible"):
             assert r.status is Status.INFEASIBLE, path.name
             continue

@@ -58,7 +58,7 @@ import sys
 import time
 from dataclasses import dataclass
 from itertools import compress, count
-from operator import and_, ne, or_
+from operator import and_, ne, or_, xor
 
 from ..clock import Deadline, OutOfTime
 from ..puzzle import Grid, Puzzle
@@ -299,20 +299,23 @@ class _Search:
             self._plod_clock = PLOD_LENGTH
 
     # -- probing -----------------------------------------------------------------------------
-    def frontier(self, state: State, ref: State, recent: State) -> list[tuple[int, int]]:
-        """Rows and cell masks to probe, in order: neighbours of the cells changed since
-        ``recent``, then of those changed since ``ref``, then undecided cells with two or more
-        decided neighbours (edges count as decided)."""
+    def frontier(self, state: State, ref: State, recent: State):
+        """Rows and cell masks to probe, in order (a generator: a sequence usually ends early):
+        neighbours of the cells changed since ``recent``, then of those changed since ``ref``,
+        then undecided cells with two or more decided neighbours (edges count as decided)."""
         eng = self.eng
         C, h, w = eng.C, eng.h, eng.w
         full = self.full_row
-        unk = [eng.unknown_mask(state, i) for i in range(h)]
-        out: list[tuple[int, int]] = []
+        if C == 2:
+            unk = list(map(and_, state[0:2 * h:2], state[1:2 * h:2]))
+        else:
+            unk = [eng.unknown_mask(state, i) for i in range(h)]
         taken = [0] * h
+        any_out = False
         for since in ((recent, ref) if recent is not ref else (ref,)):
             if C == 2:
-                ch = [(since[2 * i] ^ state[2 * i]) | (since[2 * i + 1] ^ state[2 * i + 1])
-                      for i in range(h)]
+                ch = list(map(or_, map(xor, since[0:2 * h:2], state[0:2 * h:2]),
+                              map(xor, since[1:2 * h:2], state[1:2 * h:2])))
             else:
                 ch = []
                 for i in range(h):
@@ -320,17 +323,17 @@ class _Search:
                     for k in range(i * C, i * C + C):
                         d |= since[k] ^ state[k]
                     ch.append(d)
+            prev = 0  # the changes of the row above
             for i in range(h):
                 c = ch[i]
-                m = (c << 1) | (c >> 1)
-                if i:
-                    m |= ch[i - 1]
-                if i + 1 < h:
-                    m |= ch[i + 1]
-                m &= unk[i] & ~taken[i]
+                m = (c << 1) | (c >> 1) | prev | (ch[i + 1] if i + 1 < h else 0)
+                prev = c
                 if m:
-                    taken[i] |= m
-                    out.append((i, m))
+                    m &= unk[i] & ~taken[i]
+                    if m:
+                        taken[i] |= m
+                        any_out = True
+                        yield i, m
         top = 1 << (w - 1)
         for i in range(h):
             u = unk[i] & ~taken[i]
@@ -343,12 +346,12 @@ class _Search:
             down = (full & ~unk[i + 1]) if i + 1 < h else full
             m = ((left & right) | ((left | right) & (up | down)) | (up & down)) & u
             if m:
-                out.append((i, m))
-        if not out:  # cannot happen while cells are open (the top-left open cell qualifies)
+                any_out = True
+                yield i, m
+        if not any_out:  # cannot happen while cells are open (the top-left open cell qualifies)
             for i in range(h):
-                if unk[i]:
-                    out.append((i, unk[i]))
-        return out
+                if unk[i] & ~taken[i]:
+                    yield i, unk[i] & ~taken[i]
 
     def probe(self, state: State, deps: list[int] | None, bits: int, ref: State, recent: State,
               memo: dict, B: int):
