@@ -22,6 +22,8 @@ class Backend:
     the cell variables x, or without them (``R = C``), whichever the backend was measured to
     solve faster. ``refuse(nm)`` returns a :class:`ModelRefused` saying why the backend cannot
     take a model (too large for it), or None; it is asked before any solving.
+    ``presolves``: a backend on the puzzle that line-solves it first itself, so that
+    ``presolve=True`` asks for nothing more (for any other puzzle backend it is refused).
     ``reproducible``: the same seed gives the same answer (checked by the conformance kit).
     ``check_params(params)`` raises BackendError for native parameters the solver would refuse,
     so that a misspelt one fails before any model is built; ``minimum`` gives the smallest
@@ -37,6 +39,7 @@ class Backend:
     default_options: dict[str, Any] = field(default_factory=dict)
     use_x: bool = True
     uses_model: bool = True
+    presolves: bool = False
     refuse: Callable[[Any], ModelRefused | None] | None = None
     reproducible: bool = False
     check_params: Callable[[dict[str, Any]], None] | None = None

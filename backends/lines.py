@@ -1,24 +1,30 @@
-"""The classical reference: line solving to a fixed point, probing and search (seeds 000, 003, 004).
+"""The classical reference: line solving to a fixed point, probing and search (seeds 000, 003, 004,
+and pbnsolve's way of searching).
 
-It works on the puzzle, not on the model's constraints; its grids are encoded back into the
-model (``nm.encode``) so that the common verification checks them like any other backend's.
+It works on the puzzle, not on a model: no model is built for it (``uses_model=False``), its
+grids go straight to the clue checker, and since line solving is its first step ``presolve``
+asks it for nothing more.
 """
 from __future__ import annotations
 
 import time
 
 from formulations.lines import solve_lines
-from formulations.model import NonogramModel
-from formulations.results import RawAnswer, Status
+from formulations.lines.search import DEFAULT_GUESS, GUESS_RULES
+from formulations.puzzle import Puzzle
+from formulations.results import BackendError, RawAnswer, Status
 
 from .base import Backend
 
 
-def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | None = None,
-          unique: bool = False, probing: bool = True, probe_limit: int = 0) -> RawAnswer:
+def solve(puzzle: Puzzle, *, time_limit: float | None = None, seed: int | None = None,
+          unique: bool = False, guess: str = DEFAULT_GUESS, probing: bool = True,
+          sprints: bool = False, backjump: bool = False) -> RawAnswer:
+    if guess not in GUESS_RULES:
+        raise BackendError(f"guess must be one of {', '.join(GUESS_RULES)}, got {guess!r}")
     t0 = time.perf_counter()
-    res = solve_lines(nm.puzzle, max_solutions=2 if unique else 1, time_limit=time_limit,
-                      probing=probing, probe_limit=probe_limit)
+    res = solve_lines(puzzle, max_solutions=2 if unique else 1, time_limit=time_limit,
+                      probing=probing, guess=guess, sprints=sprints, backjump=backjump)
     info = res.info()
     solve_s = time.perf_counter() - t0
     if res.status is Status.INFEASIBLE:
@@ -33,20 +39,21 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
             proven = False
         elif res.exhausted:
             proven = True
-    return RawAnswer(Status.SOLVED, tuple(nm.encode(g) for g in res.solutions), solve_s=solve_s,
-                     proven_unique=proven, info=info)
+    return RawAnswer(Status.SOLVED, grids=res.solutions, solve_s=solve_s, proven_unique=proven,
+                     info=info)
 
 
 BACKENDS = [
     Backend(
         name="lines",
-        description="line solving to a fixed point, probing and depth-first search (pure Python; "
-                    "complete: proves infeasible/unique)",
+        description="line solving to a fixed point, probing at every node and depth-first search "
+                    "(pure Python; complete: proves infeasible/unique)",
         solve_fn=solve,
         requires=(),
-        options={"probing": bool, "probe_limit": int},
+        options={"guess": str, "probing": bool, "sprints": bool, "backjump": bool},
         supports_unique=True,
+        uses_model=False,
+        presolves=True,
         reproducible=True,
-        minimum={"probe_limit": 0},
     ),
 ]

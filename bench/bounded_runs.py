@@ -87,8 +87,11 @@ def run_one(path: Path, backend: str, time_limit: float, kill_after: float,
     parts = backend.split()
     cmd = [sys.executable, "-m", "formulations.solve", str(path), "--backend", parts[0],
            "--time-limit", str(time_limit), "--json", *parts[1:]]
+    # stdout and stderr go to files: a pipe read only after the exit would block a child whose
+    # answer (a 1000x1000 grid) is larger than the pipe's buffer
+    out_f, err_f = tempfile.TemporaryFile(), tempfile.TemporaryFile()
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out_f, stderr=err_f,
                             env={**os.environ, "PYTHONPATH": str(ROOT)},
                             preexec_fn=_cap_memory(memory_cap_gb))
     ps = psutil.Process(proc.pid)
@@ -107,8 +110,13 @@ def run_one(path: Path, backend: str, time_limit: float, kill_after: float,
             killed = True
             break
         time.sleep(0.02)
-    out, err = proc.communicate()
+    proc.wait()
     wall = time.perf_counter() - t0
+    out_f.seek(0)
+    err_f.seek(0)
+    out, err = out_f.read(), err_f.read()
+    out_f.close()
+    err_f.close()
     lines = [ln for ln in out.decode(errors="replace").splitlines() if ln.strip()]
     status = None
     try:

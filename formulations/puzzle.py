@@ -6,6 +6,7 @@ that colour nonograms need no change of representation, only of the builder and 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import groupby
 from operator import attrgetter, eq
 from typing import Iterable, Sequence
 
@@ -220,14 +221,20 @@ def check_grid(puzzle: Puzzle, grid: Grid) -> list[str]:
     problems = []
     if len(grid) != puzzle.height or any(len(r) != puzzle.width for r in grid):
         return [f"grid is not {puzzle.height}x{puzzle.width}"]
-    for i, clue in enumerate(puzzle.rows):
-        got = line_runs(grid[i])
-        if got != clue:
-            problems.append(f"row {i + 1}: shows {format_clue(got)}, clue {format_clue(clue)}")
-    for j, clue in enumerate(puzzle.columns):
-        got = line_runs([grid[i][j] for i in range(puzzle.height)])
-        if got != clue:
-            problems.append(f"column {j + 1}: shows {format_clue(got)}, clue {format_clue(clue)}")
+    # linear in the grid: one transpose for the columns, runs by splitting bytes (black and
+    # white) or by groupby, compared with the clue as lengths or (colour, length) pairs
+    bw = puzzle.is_black_and_white and all(min(r, default=0) >= 0 and max(r, default=0) <= 1
+                                           for r in grid)
+    for kind, lines, clues in (("row", grid, puzzle.rows), ("column", zip(*grid), puzzle.columns)):
+        for i, (cells, clue) in enumerate(zip(lines, clues)):
+            if bw:
+                ok = [len(r) for r in bytes(cells).split(b"\0") if r] == [b.length for b in clue]
+            else:
+                ok = ([(v, len(list(g))) for v, g in groupby(cells) if v != BACKGROUND]
+                      == [(b.colour, b.length) for b in clue])
+            if not ok:
+                problems.append(f"{kind} {i + 1}: shows {format_clue(line_runs(cells))}, "
+                                f"clue {format_clue(clue)}")
     return problems
 
 

@@ -113,10 +113,13 @@ def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None =
     translation and search all read one deadline; when it runs out the result is UNKNOWN and
     its message names the stage (a stage whose size says it cannot end in time is not started).
 
-    ``presolve=True`` line-solves first and hands the backend the model with every decided
-    variable fixed (``formulations.model.presolve``); the grid is rebuilt from the fixed part plus
-    the backend's answer and checked as usual. A fixed point that decides every cell, or proves
-    the clues contradictory, answers without calling the backend (``result.presolve.solved``).
+    ``presolve=True`` line-solves the puzzle first and builds only the model of what is left,
+    every decided variable fixed (``formulations.model.presolve.presolve_puzzle``; the same
+    model as presolving the full one); the grid is rebuilt from the fixed part plus the
+    backend's answer and checked as usual. A fixed point that decides every cell, or proves the
+    clues contradictory, answers without any model or backend (``result.presolve.solved``). A
+    backend that line-solves the puzzle itself (``Backend.presolves``: ``lines``) takes
+    ``presolve=True`` as what it does anyway.
 
     A model the backend cannot take, or one over ``max_model_mb`` (estimated from the clues
     before building), raises :class:`~formulations.results.ModelRefused`.
@@ -131,7 +134,7 @@ def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None =
     if unique and not b.supports_unique:
         raise BackendError(f"backend '{b.name}' cannot prove uniqueness; use cpsat or lines")
     if not b.uses_model:
-        if presolve:
+        if presolve and not b.presolves:
             raise BackendError(f"backend '{b.name}' works on the puzzle itself; presolve does "
                                "not apply")
         try:
@@ -141,6 +144,9 @@ def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None =
             return SolveResult(Status.UNKNOWN, b.name, message=str(exc))
         return verify_grids(puzzle, raw, b.name, wall_s=wall, unique_asked=unique)
     ux = b.use_x if use_x is None else use_x
+    if presolve:
+        return _solve_presolved(puzzle, b, ux, clock, seed=seed, unique=unique, opts=opts,
+                                max_model_mb=max_model_mb)
     t0 = time.perf_counter()
     try:
         nm = build_model(puzzle, use_x=ux, deadline=clock, max_model_mb=max_model_mb)
@@ -151,8 +157,6 @@ def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None =
         return SolveResult(Status.UNKNOWN, b.name, use_x=ux, build_s=time.perf_counter() - t0,
                            message=str(exc))
     build_s = time.perf_counter() - t0
-    if presolve:
-        return _solve_presolved(nm, b, build_s, clock, seed=seed, unique=unique, opts=opts)
     return _run_and_verify(b, nm, opts, clock, build_s=build_s, seed=seed, unique=unique)
 
 
@@ -179,18 +183,21 @@ def _run_and_verify(b: Any, nm: Any, opts: dict[str, Any], clock: Deadline, *, b
                   presolve=presolve)
 
 
-def _solve_presolved(nm: NonogramModel, b: Any, build_s: float, clock: Deadline, *,
-                     seed: int | None, unique: bool, opts: dict[str, Any]) -> SolveResult:
-    """The presolve path of :func:`solve_puzzle` (the backend sees only the free variables)."""
-    from .model.presolve import presolve as run_presolve
+def _solve_presolved(puzzle: Puzzle, b: Any, use_x: bool, clock: Deadline, *, seed: int | None,
+                     unique: bool, opts: dict[str, Any], max_model_mb: float | None) -> SolveResult:
+    """The presolve path of :func:`solve_puzzle`: line solving on the puzzle first, then only the
+    model of what is left (``formulations.model.presolve.presolve_puzzle``); a puzzle that line
+    solving decides never gets a model."""
+    from .model.presolve import presolve_puzzle
 
-    t0 = time.perf_counter()
     try:
-        pre = run_presolve(nm, clock)
+        pre = presolve_puzzle(puzzle, use_x=use_x, deadline=clock, max_model_mb=max_model_mb)
+    except ModelTooLarge as exc:
+        remedies = (Remedy("no_x"),) if use_x else ()
+        raise ModelRefused(b.name, str(exc), remedies + (Remedy("memory_cap"),)) from None
     except OutOfTime as exc:
-        return verify(nm, RawAnswer(Status.UNKNOWN, message=str(exc)), b.name, build_s=build_s,
-                      wall_s=0.0)
-    stats = pre.stats(time.perf_counter() - t0)
+        return SolveResult(Status.UNKNOWN, b.name, use_x=use_x, message=str(exc))
+    stats = pre.stats()
     if pre.infeasible:
         raw = RawAnswer(Status.INFEASIBLE, message="line solving proves the clues contradictory")
     elif pre.solved:
@@ -198,7 +205,7 @@ def _solve_presolved(nm: NonogramModel, b: Any, build_s: float, clock: Deadline,
         raw = RawAnswer(Status.SOLVED, (np.zeros(0, dtype=np.int8),), proven_unique=True,
                         message="presolve decided every cell; backend not called")
     else:
-        return _run_and_verify(b, pre, opts, clock, build_s=build_s, seed=seed, unique=unique,
-                               presolve=stats)
-    return verify(pre, raw, b.name, build_s=build_s, wall_s=None, unique_asked=unique,
+        return _run_and_verify(b, pre, opts, clock, build_s=pre.build_s, seed=seed,
+                               unique=unique, presolve=stats)
+    return verify(pre, raw, b.name, build_s=pre.build_s, wall_s=None, unique_asked=unique,
                   presolve=stats)

@@ -125,11 +125,18 @@ def test_cpsat_parameters_pass_through_and_bad_ones_are_refused():
 
 
 def test_cpsat_gets_the_model_without_x_unless_the_caller_chooses():
+    from backends.base import Backend
+    from formulations.results import RawAnswer
+
     cat = read_puzzle(PUZZLES / "cat15.txt")
     default = solve_puzzle(cat, "cpsat", unique=True)
     with_x = solve_puzzle(cat, "cpsat", use_x=True, unique=True)
-    lines = solve_puzzle(cat, "lines")  # a backend without a preference keeps x
-    assert (default.variables, with_x.variables, lines.variables) == (236, 461, 461)
-    for r in (default, with_x, lines):
+    # a backend without a preference keeps x (it answers with the cat, encoded in its model)
+    keeps_x = Backend("keeps-x", "answers the known grid",
+                      lambda nm, **kw: RawAnswer(Status.SOLVED, (nm.encode(default.grid),)))
+    other = solve_puzzle(cat, keeps_x)
+    assert (default.variables, with_x.variables, other.variables) == (236, 461, 461)
+    assert (default.use_x, with_x.use_x, other.use_x) == (False, True, True)
+    for r in (default, with_x, other):
         assert r.status is Status.SOLVED and check_grid(cat, r.grid) == []
     assert default.grid == with_x.grid and default.unique is with_x.unique is True

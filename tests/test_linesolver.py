@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from formulations.lines import UNKNOWN, Engine, fixed_point, line_starts, settle_line, solve_lines
+from formulations.lines.search import GUESS_RULES
 from formulations.puzzle import Block, Puzzle, check_grid, line_runs, make_clue, puzzle_from_grid
 from formulations.results import Status
 from formulations.solving import solve_puzzle
@@ -167,9 +168,24 @@ def test_engine_domains_round_trip():
 
 # -- search ------------------------------------------------------------------------------------------
 
+RULES = list(GUESS_RULES)
+
+
+def check_search(p: Puzzle, sols: set, r) -> None:
+    """The search's answer against every solution of ``p``."""
+    assert set(r.solutions) <= sols
+    if not sols:
+        assert r.status is Status.INFEASIBLE and r.exhausted
+    elif len(sols) == 1:
+        assert r.status is Status.SOLVED and r.exhausted and len(r.solutions) == 1
+    else:
+        assert len(r.solutions) == 2 and not r.exhausted
+
+
+@pytest.mark.parametrize("guess", RULES)
 @pytest.mark.parametrize("probing", [True, False])
 @pytest.mark.parametrize("ncol", [1, 2])
-def test_search_matches_brute_force(probing, ncol):
+def test_search_matches_brute_force(guess, probing, ncol):
     rng = random.Random(100 + ncol)
     kinds = set()
     for t in range(50):
@@ -177,52 +193,119 @@ def test_search_matches_brute_force(probing, ncol):
         if t % 4 == 0:
             p = shuffled_rows(rng, p)
         sols = brute_solutions(p)
-        r = solve_lines(p, max_solutions=2, probing=probing)
-        assert set(r.solutions) <= sols
-        if not sols:
-            assert r.status is Status.INFEASIBLE and r.exhausted
-        elif len(sols) == 1:
-            assert r.status is Status.SOLVED and r.exhausted and len(r.solutions) == 1
-        else:
-            assert len(r.solutions) == 2 and not r.exhausted
+        check_search(p, sols, solve_lines(p, max_solutions=2, probing=probing, guess=guess))
         kinds.add(min(len(sols), 2))
     assert kinds == {0, 1, 2}  # the sample covered impossible, unique and multiple puzzles
 
 
-def test_tiny_time_slices_lose_nothing(monkeypatch):
-    # the probing and the cheap search alternate in slices; a node cut off by the end of a slice
-    # goes back on the stack, so even absurdly short slices must give the same answers
+@pytest.mark.parametrize("backjump", [True, False])
+@pytest.mark.parametrize("sprints", [True, False])
+def test_backjumping_and_sprints_lose_nothing(monkeypatch, backjump, sprints):
+    # sprints switched on after every branch and as short as can be, so that the search changes
+    # mode all the time; backjumping must never skip a child that holds a solution
     import formulations.lines.search as search
 
-    monkeypatch.setattr(search, "FIRST_SLICE", 1e-5)
+    monkeypatch.setattr(search, "PLOD_LENGTH", 1)
+    monkeypatch.setattr(search, "SPRINT_LENGTH", 2)
+    monkeypatch.setattr(search, "SPRINT_RATE", 0.0)
     rng = random.Random(3)
-    for t in range(25):
-        p = random_puzzle(rng, 5, 5)
+    for t in range(40):
+        p = random_puzzle(rng, rng.randint(3, 5), rng.randint(3, 5), ncol=1 + t % 2)
         if t % 4 == 0:
             p = shuffled_rows(rng, p)
         sols = brute_solutions(p)
-        r = solve_lines(p, max_solutions=2)
-        assert set(r.solutions) <= sols and len(r.solutions) == min(2, len(sols))
-        assert r.exhausted == (len(sols) < 2)
+        for guess in ("probability", "pbnsolve"):
+            r = solve_lines(p, max_solutions=2, guess=guess, sprints=sprints, backjump=backjump)
+            check_search(p, sols, r)
 
 
-def test_n_dom_puzzle_solved_by_the_cheap_search(corpus_dir):
+def test_every_option_agrees_on_larger_random_puzzles():
+    # too large for brute force: every setting must reach the verdict the default reaches, with
+    # grids the checker accepts, and all solutions when asked for more than there are
+    rng = random.Random(11)
+    settings = [dict(guess=g) for g in RULES] + [dict(probing=False, guess="tight"),
+                                                  dict(sprints=True), dict(backjump=True),
+                                                  dict(guess="pbnsolve", sprints=True,
+                                                       backjump=True)]
+    for t in range(12):
+        p = random_puzzle(rng, 8, 8, density=0.45 + 0.02 * (t % 5))
+        if t % 3 == 0:
+            p = shuffled_rows(rng, p)
+        ref = solve_lines(p, max_solutions=50)
+        assert ref.exhausted
+        for kw in settings:
+            r = solve_lines(p, max_solutions=50, **kw)
+            assert r.exhausted and set(r.solutions) == set(ref.solutions), kw
+            assert all(not check_grid(p, g) for g in r.solutions)
+
+
+def test_probabilities_match_brute_force():
+    from formulations.lines.search import placement_shares
+    from formulations.lines.settle import line_spec, to_masks
+
+    rng = random.Random(4)
+    for _ in range(300):
+        ncol = rng.randint(1, 3)
+        clue, cells, colours = random_line(rng, rng.randint(1, 7), ncol)
+        cindex = {c: i for i, c in enumerate(colours)}
+        got = placement_shares(line_spec(clue, len(cells), cindex), to_masks(cells, colours))
+        count = [[0] * len(cells) for _ in colours]
+        total = 0
+        for line in itertools.product(colours, repeat=len(cells)):
+            if any(not cells[j] >> v & 1 for j, v in enumerate(line)) or line_runs(line) != clue:
+                continue
+            total += 1
+            for j, v in enumerate(line):
+                count[v][j] += 1
+        for ci in range(len(colours)):
+            for j in range(len(cells)):
+                assert got[ci][j] == pytest.approx(count[ci][j] / total if total else 0.0)
+
+
+@pytest.mark.parametrize("guess", RULES)
+def test_every_rule_decides_uniqueness_both_ways(guess):
+    cat = Puzzle.from_clues(CAT_ROWS, CAT_COLS)
+    r = solve_lines(cat, max_solutions=2, guess=guess)
+    assert r.exhausted and len(r.solutions) == 1 and not check_grid(cat, r.solutions[0])
+    two = Puzzle.from_clues([[1], [1]], [[1], [1]])
+    r = solve_lines(two, max_solutions=2, guess=guess)
+    assert len(r.solutions) == 2 and not r.exhausted
+    assert all(not check_grid(two, g) for g in r.solutions)
+
+
+@pytest.mark.parametrize("guess", RULES)
+def test_every_rule_decides_every_project_puzzle(guess):
+    from formulations.io import read_puzzle
+
+    for path in sorted((ROOT / "puzzles").glob("*.txt")):
+        p = read_puzzle(path)
+        r = solve_lines(p, max_solutions=2, guess=guess, time_limit=60)
+        assert r.exhausted is (len(r.solutions) < 2), path.name
+        if path.stem.startswith("impossible"):
+            assert r.status is Status.INFEASIBLE, path.name
+            continue
+        assert all(not check_grid(p, g) for g in r.solutions), path.name
+        assert len(r.solutions) == (2 if path.stem.startswith("two_solutions") else 1), path.name
+
+
+def test_unknown_guess_rule_is_refused():
+    with pytest.raises(ValueError, match="unknown guess rule 'nope'"):
+        solve_lines(Puzzle.from_clues(CAT_ROWS, CAT_COLS), guess="nope")
+    from formulations.results import BackendError
+
+    with pytest.raises(BackendError, match="guess must be one of"):
+        solve_puzzle(Puzzle.from_clues(CAT_ROWS, CAT_COLS), "lines", guess="nope")
+
+
+def test_n_dom_puzzle_decided(corpus_dir):
     path = corpus_dir / "minizinc-benchmarks-nonogram" / "converted-non" / "dom_08.non"
     if not path.exists():
         pytest.skip("dom_08 absent")
     from formulations.io import read_puzzle
 
     p = read_puzzle(path)
-    r = solve_lines(p, time_limit=30)
-    assert r.status is Status.SOLVED and not check_grid(p, r.solutions[0])
-
-
-def test_probe_limit_still_complete():
-    rng = random.Random(7)
-    for _ in range(20):
-        p = random_puzzle(rng, 5, 5)
-        r = solve_lines(p, max_solutions=2, probe_limit=2)
-        assert len(r.solutions) == min(2, len(brute_solutions(p)))
+    r = solve_lines(p, max_solutions=2, time_limit=60)
+    assert r.status is Status.SOLVED and r.exhausted and not check_grid(p, r.solutions[0])
 
 
 def test_zero_time_limit_gives_unknown_not_infeasible():
@@ -241,14 +324,32 @@ def test_lines_backend_cat15_unique():
     assert res.info["nodes"] >= 1 and res.info["exhausted"] is True
 
 
-@pytest.mark.parametrize("use_x", [True, False])
-def test_lines_backend_multiple_and_infeasible(use_x):
+@pytest.mark.parametrize("guess", RULES)
+def test_lines_backend_multiple_and_infeasible(guess):
     two = Puzzle.from_clues([[1], [1]], [[1], [1]])
-    res = solve_puzzle(two, "lines", unique=True, use_x=use_x)
+    res = solve_puzzle(two, "lines", unique=True, guess=guess)
     assert res.status is Status.SOLVED and res.unique is False and res.second_grid is not None
     bad = Puzzle.from_clues([[2], []], [[2], []])
-    assert solve_puzzle(bad, "lines", use_x=use_x).status is Status.INFEASIBLE
+    assert solve_puzzle(bad, "lines", guess=guess).status is Status.INFEASIBLE
     assert solve_puzzle(two, "lines", time_limit=0.0).status is Status.UNKNOWN
+
+
+def test_lines_backend_builds_no_model(monkeypatch):
+    # lines works on the puzzle: no model is built, with or without presolve (which it does
+    # anyway), and its grid goes straight to the clue checker
+    import formulations.model.order as order
+    import formulations.solving as solving
+
+    def no_build(*args, **kwargs):
+        raise AssertionError("a model was built for lines")
+
+    monkeypatch.setattr(solving, "build_model", no_build)
+    monkeypatch.setattr(order, "build_model", no_build)
+    cat = Puzzle.from_clues(CAT_ROWS, CAT_COLS)
+    for presolve in (False, True):
+        res = solve_puzzle(cat, "lines", unique=True, presolve=presolve)
+        assert res.status is Status.SOLVED and res.unique is True and not check_grid(cat, res.grid)
+        assert res.variables is None and res.use_x is None and res.presolve is None
 
 
 def test_lines_backend_colour_puzzle():

@@ -9,7 +9,7 @@ import pytest
 
 from formulations.model import build_model
 
-from formulations.model.presolve import presolve
+from formulations.model.presolve import presolve, presolve_puzzle
 from formulations.puzzle import Puzzle, check_grid, line_runs, puzzle_from_grid
 from formulations.results import Status
 from formulations.solving import solve_puzzle
@@ -159,11 +159,105 @@ def test_contradiction_found_by_presolve_is_infeasible_without_backend():
     assert res.presolve.status is Status.INFEASIBLE and "cpsat_status" not in res.info
 
 
-def test_presolved_model_runs_on_the_lines_backend():
-    res = solve_puzzle(Puzzle.from_clues(CAT_ROWS, CAT_COLS), "lines", presolve=True, unique=True,
-                       use_x=False)
-    assert res.status is Status.SOLVED and res.unique is True
+def test_presolve_through_the_pipeline_hands_over_the_reduced_model():
+    pytest.importorskip("ortools")
+    cat = Puzzle.from_clues(CAT_ROWS, CAT_COLS)
+    res = solve_puzzle(cat, "cpsat", presolve=True, unique=True, use_x=False)
+    assert res.status is Status.SOLVED and res.unique is True and not check_grid(cat, res.grid)
     assert res.presolve.variables_after == 8 and res.variables == 8
+    assert res.presolve.variables_before == build_model(cat, use_x=False).model.num_variables
+    # lines line-solves first anyway: presolve is accepted and changes nothing
+    lines = solve_puzzle(cat, "lines", presolve=True, unique=True)
+    assert lines.status is Status.SOLVED and lines.unique is True and lines.grid == res.grid
+
+
+def _same_model(a, b) -> None:
+    assert a.status is b.status
+    assert (a.variables_before, a.variables_after) == (b.variables_before, b.variables_after)
+    assert a.model.labels == b.model.labels
+    assert [tuple(c) for c in a.model.constraints] == [tuple(c) for c in b.model.constraints]
+    assert a.cell_vars == b.cell_vars
+    assert a.blocking_variables() == b.blocking_variables()
+    assert (a.a_variables, a.x_variables) == (b.a_variables, b.x_variables)
+
+
+@pytest.mark.parametrize("use_x", [True, False])
+@pytest.mark.parametrize("ncol", [1, 2, 3])
+def test_presolve_before_the_model_is_presolve_after_it(use_x, ncol):
+    # the reduced model built from the puzzle's fixed point is the one substitution into the
+    # full model gives: same variables, constraints (labels, terms, right-hand sides, order),
+    # cell variables, decoding and expansion
+    rng = random.Random(40 + ncol)
+    statuses = set()
+    for t, p in enumerate(random_puzzles(30 + ncol, 60, ncol)):
+        a = presolve(build_model(p, use_x=use_x))
+        b = presolve_puzzle(p, use_x=use_x)
+        _same_model(a, b)
+        statuses.add(b.status)
+        if b.solved:
+            assert a.grid == b.grid and b.model.num_variables == 0
+        if b.status is Status.UNKNOWN:
+            for _ in range(4):
+                x = np.array([rng.randint(0, 1) for _ in range(b.model.num_variables)],
+                             dtype=np.int8)
+                assert a.decode(x) == b.decode(x)
+                assert (a.expand(x) == b.expand(x)).all()
+            for g in brute_solutions(p):
+                assert (a.encode(g) == b.encode(g)).all() and b.decode(b.encode(g)) == g
+    assert statuses == {Status.UNKNOWN, Status.SOLVED, Status.INFEASIBLE}
+
+
+def test_presolve_before_the_model_on_larger_puzzles():
+    rng = random.Random(8)
+    for t in range(6):
+        h, w = rng.randint(8, 14), rng.randint(8, 14)
+        grid = tuple(tuple(int(rng.random() < 0.5) for _ in range(w)) for _ in range(h))
+        p = puzzle_from_grid(grid)
+        for use_x in (True, False):
+            _same_model(presolve(build_model(p, use_x=use_x)), presolve_puzzle(p, use_x=use_x))
+
+
+def test_line_solvable_puzzle_never_builds_a_model(monkeypatch):
+    # a cauldron-like puzzle that line solving decides: with presolve no model is built for any
+    # backend (the full one would have ~10^4 variables), the answer is verified all the same
+    import formulations.model.order as order
+    import formulations.solving as solving
+
+    rng = random.Random(2)
+    while True:
+        grid = tuple(tuple(int(rng.random() < 0.7) for _ in range(60)) for _ in range(60))
+        p = puzzle_from_grid(grid)
+        if presolve_puzzle(p).solved:
+            break
+
+    def no_build(*args, **kwargs):
+        raise AssertionError("a full model was built")
+
+    monkeypatch.setattr(solving, "build_model", no_build)
+    monkeypatch.setattr(order, "build_model", no_build)
+    pre = presolve_puzzle(p)
+    assert pre.model.num_variables == 0 and pre.model.num_constraints == 0
+    assert pre.variables_before > 10_000
+    from backends import available_backends
+
+    for name in available_backends():
+        res = solve_puzzle(p, name, presolve=True, unique=name in ("cpsat", "lines"))
+        assert res.status is Status.SOLVED and res.grid == grid, name
+        if name != "lines":
+            assert res.presolve.solved and res.presolve.variables_after == 0
+
+
+def test_reduced_model_is_checked_against_the_memory_cap():
+    from formulations.model.size import ModelTooLarge
+    from formulations.results import ModelRefused
+
+    p = Puzzle.from_clues(CAT_ROWS, CAT_COLS)
+    with pytest.raises(ModelTooLarge):
+        presolve_puzzle(p, max_model_mb=1e-6)
+    pytest.importorskip("ortools")
+    with pytest.raises(ModelRefused):
+        solve_puzzle(p, "cpsat", presolve=True, max_model_mb=1e-6)
+    assert solve_puzzle(p, "cpsat", presolve=True, max_model_mb=1.0).status is Status.SOLVED
 
 
 def test_blocking_variables_are_free_and_decide_the_grid():

@@ -75,6 +75,7 @@ class Engine:
         self.line_solves = 0
         self.removed = 0
         self.deadline: Deadline | None = None  # checked every few hundred line updates
+        self.conflict = 0  # after a failed propagate with deps: the decisions that failed
 
     # -- states --------------------------------------------------------------------------------
     def initial_state(self) -> list[int]:
@@ -134,6 +135,10 @@ class Engine:
             seen |= m
         return unk
 
+    def length(self, line: int) -> int:
+        """Cells in a line."""
+        return self.w if line < self.h else self.h
+
     def unknown_count(self, state: Sequence[int]) -> int:
         return sum(self.unknown_mask(state, i).bit_count() for i in range(self.h))
 
@@ -176,16 +181,24 @@ class Engine:
 
     # -- propagation ---------------------------------------------------------------------------
     def propagate(self, state: list[int], lines: Iterable[int] | None = None,
-                  steps: list[Step] | None = None) -> bool:
+                  steps: list[Step] | None = None, deps: list[int] | None = None) -> bool:
         """Settle lines until nothing changes, starting from ``lines`` (default: all).
 
         Works in place; returns False on a contradiction (the state is then garbage). Only lines
         whose cells changed are settled again; ``self.removed`` counts the colour bits removed.
         With ``steps`` every deciding update is recorded.
+
+        ``deps`` (one int per line, updated in place) tracks what the state depends on: each
+        line's entry is a bit set of the search's decisions that the line's narrowed cells follow
+        from. A line update that narrows cells adds its line's set to the crossing lines'; on a
+        contradiction ``self.conflict`` is the set of the line that failed (the decisions that
+        together cannot hold).
         """
         if len(_CACHE) > CACHE_SIZE:
             _CACHE.clear()
         if self.C == 2 and steps is None:
+            if deps is not None:
+                return self._propagate_bw_deps(state, lines, deps)
             return self._propagate_bw(state, lines)
         C, h = self.C, self.h
         specs, sids, cache = self.specs, self.sids, _CACHE
@@ -217,6 +230,8 @@ class Engine:
                     solves += 1
                     res = cache[key] = settle(specs[lid], old)
                 if res is None:
+                    if deps is not None:
+                        self.conflict = deps[lid]
                     return False
                 if res == old:
                     continue
@@ -226,6 +241,7 @@ class Engine:
                     other, bit = 0, 1 << (lid - h)
                 nbit = ~bit
                 changed = 0
+                dl = deps[lid] if deps is not None else 0
                 for ci in range(C):
                     d = old[ci] ^ res[ci]
                     if d:
@@ -237,6 +253,8 @@ class Engine:
                             d ^= low
                             ol = other + low.bit_length() - 1
                             state[ol * C + ci] &= nbit
+                            if dl:
+                                deps[ol] |= dl
                             if not inq[ol]:
                                 inq[ol] = 1
                                 push(ol)
@@ -300,6 +318,69 @@ class Engine:
                         d ^= low
                         ol = other + low.bit_length() - 1
                         state[ol + ol + off] &= nbit
+                        if not inq[ol]:
+                            inq[ol] = 1
+                            push(ol)
+            return True
+        finally:
+            self.line_solves += solves
+            self.removed = removed
+
+    def _propagate_bw_deps(self, state: list[int], lines: Iterable[int] | None,
+                           deps: list[int]) -> bool:
+        """:meth:`_propagate_bw` that also tracks the decisions each line depends on."""
+        h = self.h
+        specs, sids, cache = self.specs, self.sids, _CACHE
+        inq = bytearray(self.nlines)
+        dq: deque[int] = deque()
+        for lid in (range(self.nlines) if lines is None else lines):
+            if not inq[lid]:
+                inq[lid] = 1
+                dq.append(lid)
+        settle = settle_bw
+        solves = removed = 0
+        pop, push = dq.popleft, dq.append
+        clock, tick = self.deadline, 0
+        try:
+            while dq:
+                if clock is not None:
+                    tick += 1
+                    if tick & 255 == 0:
+                        clock.check("line solving")
+                lid = pop()
+                inq[lid] = 0
+                b = lid + lid
+                W = state[b]
+                K = state[b + 1]
+                key = (sids[lid], W, K)
+                res = cache.get(key, False)
+                if res is False:
+                    solves += 1
+                    n, lens, _, _ = specs[lid]
+                    res = cache[key] = settle(n, lens, W, K)
+                if res is None:
+                    self.conflict = deps[lid]
+                    return False
+                nW, nK = res
+                if nW == W and nK == K:
+                    continue
+                if lid < h:
+                    other, bit = h, 1 << lid
+                else:
+                    other, bit = 0, 1 << (lid - h)
+                nbit = ~bit
+                dl = deps[lid]
+                for d, off in ((W ^ nW, 0), (K ^ nK, 1)):
+                    if not d:
+                        continue
+                    state[b + off] ^= d
+                    removed += d.bit_count()
+                    while d:
+                        low = d & -d
+                        d ^= low
+                        ol = other + low.bit_length() - 1
+                        state[ol + ol + off] &= nbit
+                        deps[ol] |= dl
                         if not inq[ol]:
                             inq[ol] = 1
                             push(ol)

@@ -1,28 +1,64 @@
-"""Probing and depth-first search on top of the line-solving fixed point (seed 004).
+"""Probing and depth-first search on top of the line-solving fixed point (seeds 000 and 004,
+and the way Jan Wolter's pbnsolve searches).
 
-Each search node is a propagated state. Probing tries every undecided cell with each of its
-colours and propagates: a colour whose branch contradicts is removed, cells on which all
-surviving branches agree are fixed, and this repeats until a full sweep changes nothing. The
-node then branches on the probed cell whose branches decided the most cells (best worst case,
-then best best case), reusing the probe states as children so that no child is propagated twice,
-and tries the least decided child first (the value that constrains the rest least is the likelier
-to lead to a solution). The search is complete: it proves infeasibility and, asked for two
-solutions, uniqueness.
+One depth-first search; every node is a propagated state. At a node the search
 
-A second, cheap search runs beside it, time-sliced (one part in ``CHEAP_SHARE``): no probing, it
-branches on a cell of the line with the fewest undecided cells. Each node costs one propagation
-instead of a sweep of probes, which wins on puzzles where probing learns little (the n-Dom
-family: 9-Dom is found in milliseconds this way and not in a minute with probing). Both share the
-solutions found; either one exhausting its tree settles the question.
+1. **probes** (``probing=True``): sets one undecided cell to one of its colours, propagates, and
+   looks at what happens. Cells are probed in pbnsolve's order: the neighbours of the cells that
+   changed most recently, then of every cell changed since the node's parent, then every
+   undecided cell with at least two decided neighbours (the grid's edge counts as decided). A
+   (cell, colour) that an earlier probe of the same sequence implied is skipped: its
+   consequences are a subset of that probe's. The *first* probe that contradicts ends the
+   sequence: its colour is removed from the cell (a failed literal), the node propagates that
+   and starts a new sequence. A probe that completes the grid is a solution, and its colour is
+   then removed the same way (that branch has been explored). A probe made again after a
+   failed literal starts from its earlier result narrowed by the node's new state (the same
+   fixed point, reached from the few lines that changed);
+2. **branches** when a whole sequence finds no contradiction (or at once without probing): on a
+   cell and colour chosen by the ``guess`` rule (:data:`GUESS_RULES`); the first child is the
+   cell with that colour (a probe's propagated state when there is one), the second the cell
+   without it.
 
-``probing=False`` runs the cheap search alone; ``probe_limit=N`` stops a sweep after N probes in
-a row that changed nothing (cells of nearly decided lines are probed first).
+The guess rules:
+
+* ``probability`` (the default, seed 004's): every line's valid placements are counted per cell
+  (exactly, by prefix and suffix counts), the row's and the column's shares of placements that
+  give the cell each colour are multiplied and normalised, and the cell whose likeliest colour
+  is nearest to one half is guessed (the further from 50 %, the more it is penalised), that
+  colour first;
+* ``pbnsolve``: pbnsolve's: the best probe of the sequence (the fewest colour bits left), and in
+  sprints (below) Simpson's rule;
+* ``balanced``: the cell whose two colours were both probed and both cut the most (the larger
+  smaller reduction, then the larger larger one), else the best probe;
+* ``simpson``: pbnsolve's heuristic guess (its rule G4, after Steve Simpson): a line scores
+  ``(slack + 1) * (blocks + 1) - length - 2`` minus its decided cells, the cell with the smallest
+  row + column score is guessed, with the colour that has the most cells still to place in its
+  row and column;
+* ``tight``: a cell of the line with the fewest undecided cells (this package's earlier cheap
+  search), the colour with the most cells still to place.
+
+``sprints=True`` adds pbnsolve's plod/sprint switch: every :data:`PLOD_LENGTH` branches the
+search looks at the share of probe sequences since the last look that ended in a branch rather
+than a contradiction; at :data:`SPRINT_RATE` or more, probing is not paying and the next
+:data:`SPRINT_LENGTH` branches are guessed without probing (by the rule; ``pbnsolve`` uses
+Simpson's there).
+
+``backjump=True`` tracks, per line, the set of decisions its narrowed cells follow from (a line
+update passes its line's set on to the lines it narrows) and backjumps on it: a branch whose
+first child fails for reasons that do not include the branch's own decision fails at once,
+without trying the second child. A failed literal is recorded as following from the probe's
+conflict minus the probe itself, as in conflict-directed backjumping.
+
+The search is complete: it proves infeasibility and, asked for two solutions, uniqueness (the
+same depth-first search goes on after the first solution, as pbnsolve's ``-u`` does).
 """
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
-from operator import or_
+from itertools import compress, count
+from operator import and_, ne, or_, xor
 
 from ..clock import Deadline, OutOfTime
 from ..puzzle import Grid, Puzzle
@@ -30,7 +66,14 @@ from ..results import Status
 from .engine import Engine
 
 State = list[int]
-Node = tuple[State, int]  # a propagated state and its number of colour bits left
+
+GUESS_RULES = ("probability", "hybrid", "pbnsolve", "balanced", "simpson", "tight")
+DEFAULT_GUESS = "probability"
+
+PLOD_LENGTH = 40      # branches between two looks at how well probing pays
+SPRINT_RATE = 0.12    # share of probe sequences ending in a branch from which probing stops paying
+SPRINT_LENGTH = 4000  # branches guessed without probing in one sprint
+HYBRID_CANDIDATES = 6  # cells the hybrid rule takes from the probability rule and probes
 
 
 @dataclass(frozen=True)
@@ -45,225 +88,684 @@ class SearchResult:
     root_unknown: int = 0       # undecided cells after the first fixed point
     elapsed_s: float = 0.0
     timed_out: bool = False
+    failed_literals: int = 0    # probes that contradicted (their colour removed from the cell)
+    sequences: int = 0          # probe sequences
+    guesses: int = 0            # branches made without probing (sprints, probing off)
+    sprints: int = 0
+    backjumps: int = 0          # second children skipped by backjumping
+    reused: int = 0             # probes answered by an earlier probe's state unchanged
 
     def info(self) -> dict:
         """Counters for a result record."""
         return {"nodes": self.nodes, "probes": self.probes, "line_solves": self.line_solves,
                 "max_depth": self.max_depth, "root_unknown": self.root_unknown,
-                "exhausted": self.exhausted, "timed_out": self.timed_out}
-
-
-class _Timeout(Exception):
-    pass
+                "exhausted": self.exhausted, "timed_out": self.timed_out,
+                "failed_literals": self.failed_literals, "probe_sequences": self.sequences,
+                "guesses": self.guesses, "sprints": self.sprints, "backjumps": self.backjumps,
+                "probes_reused": self.reused}
 
 
 class _Enough(Exception):
     pass
 
 
-CHEAP_SHARE = 0.25   # the cheap search's time relative to the probing search's
-FIRST_SLICE = 0.05   # seconds of the probing search before the cheap one first runs; doubles
+_NARROWED, _BRANCH = "narrowed", "branch"  # what a probe sequence ended with
 
 
 class _Search:
-    """One resumable depth-first search; ``run_until`` advances it to a deadline."""
+    """The depth-first search of one solve (see the module docstring)."""
 
-    def __init__(self, eng: Engine, solutions: dict[Grid, None], max_solutions: int,
-                 probing: bool, probe_limit: int):
+    def __init__(self, eng: Engine, max_solutions: int, clock: Deadline, guess: str,
+                 probing: bool, sprints: bool, backjump: bool):
         self.eng = eng
-        self.solutions = solutions  # shared between the searches of one solve
+        self.solutions: dict[Grid, None] = {}
         self.max_solutions = max_solutions
-        self.deadline: float | None = None
+        self.end = clock.end
         self.probing = probing
-        self.limit = probe_limit
+        self.sprints = sprints and probing
+        self.backjump = backjump
+        self.rule = guess
+        static = {"probability": self._guess_probability, "simpson": self._guess_simpson,
+                  "tight": self._guess_tight, "hybrid": self._guess_probability}
+        self.guess_rule = static.get(guess, self._guess_simpson)  # pbnsolve, balanced: Simpson
+        self.by_probe = guess in ("pbnsolve", "balanced", "hybrid")
         self.nodes = self.probes = self.max_depth = 0
+        self.failed = self.sequences = self.guesses = self.nsprints = 0
+        self.reused = self.jumps = 0
         self.done = eng.h * eng.w  # colour bits left in a fully decided grid
-        self.stack: list[tuple[State, int, int]] | None = None
+        self.full_row = (1 << eng.w) - 1
+        # per line: (slack + 1) * (blocks + 1) - length - 2 (Simpson's score before solved cells)
+        self.simpson = [(n - sum(lens) - max(len(lens) - 1, 0) + 1) * (len(lens) + 1) - n - 2
+                        for n, lens, _, _ in eng.specs]
+        # per line and colour index: cells of that colour the clue paints
+        C = eng.C
+        self.paint = []
+        for n, lens, cidx, _ in eng.specs:
+            counts = [0] * C
+            for L, ci in zip(lens, cidx):
+                counts[ci] += L
+            counts[0] = n - sum(lens)
+            self.paint.append(counts)
+        self._plod_clock = PLOD_LENGTH
+        self._sprint_left = 0
+        self._seq_mark = self._best_mark = 0
+        self._best_seqs = 0  # sequences that ended in a branch
+        self._prob_cache: dict = {}
 
+    # -- bookkeeping -------------------------------------------------------------------------
     def tick(self) -> None:
-        if self.deadline is not None and time.perf_counter() > self.deadline:
-            raise _Timeout
+        if self.end is not None and time.perf_counter() > self.end:
+            raise OutOfTime("search")
 
     def found(self, state: State) -> None:
         self.solutions.setdefault(self.eng.grid(state), None)
         if len(self.solutions) >= self.max_solutions:
             raise _Enough
 
-    # -- cells ---------------------------------------------------------------------------------
-    def unknown_cells(self, state: State) -> list[tuple[int, int]]:
+    def colours_at(self, state: State, i: int, j: int) -> list[int]:
+        C = self.eng.C
+        return [ci for ci in range(C) if state[i * C + ci] >> j & 1]
+
+    def remove(self, state: State, i: int, j: int, ci: int) -> int:
+        """Remove colour index ``ci`` from cell (i, j) in place (no propagation); bits removed."""
         eng = self.eng
-        out = []
+        C, h = eng.C, eng.h
+        bit = 1 << j
+        if not state[i * C + ci] & bit:
+            return 0
+        state[i * C + ci] &= ~bit
+        state[(h + j) * C + ci] &= ~(1 << i)
+        return 1
+
+    # -- the tree ----------------------------------------------------------------------------
+    def run(self, root: State) -> bool:
+        """Search from the propagated ``root``; True when the tree was exhausted (False when
+        enough solutions were found). Raises OutOfTime at the deadline."""
+        eng = self.eng
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, eng.h * eng.w + 1000))  # one frame per search level
+        deps = [0] * eng.nlines if self.backjump else None
+        try:
+            self._node(root, deps, eng.bits(root), None, eng.initial_state(), 0)
+        except _Enough:
+            return False
+        finally:
+            sys.setrecursionlimit(limit)
+        return True
+
+    def _node(self, state: State, deps: list[int] | None, bits: int, lines, ref: State,
+              depth: int) -> int:
+        """The subtree of one node (``state``, to be propagated from ``lines`` unless None;
+        ``ref`` its parent's state). With ``deps`` (backjumping), ``deps[line]`` is the set of
+        decision levels (bit ``d`` for the branch made at depth ``d - 1``) the line's narrowed
+        cells follow from, and the answer is the set of levels the subtree's failure follows
+        from, or every level up to ``depth`` when it held a solution."""
+        eng = self.eng
+        h = eng.h
+        self.tick()
+        self.nodes += 1
+        if depth > self.max_depth:
+            self.max_depth = depth
+        everything = (1 << (depth + 1)) - 1
+        if lines is not None:
+            if not eng.propagate(state, lines, deps=deps):
+                return eng.conflict if deps is not None else everything
+            bits -= eng.removed
+        B = 1 << (depth + 1)  # the level of this node's probes and branch
+        found = False
+        memo: dict = {}
+        recent = ref
+        while True:
+            if bits == self.done:
+                self.found(state)
+                return everything
+            if self.probing and self._sprint_left <= 0:
+                got = self.probe(state, deps, bits, ref, recent, memo, B)
+                if got is None:
+                    return everything if found or deps is None else eng.conflict
+                if got[0] is _NARROWED:
+                    recent, bits = got[1], got[2]
+                    if recent is None:  # a probe found a solution, then its colour was removed
+                        found, recent = True, ref
+                    continue
+                if self.rule == "hybrid":
+                    got = self._hybrid(state, deps, bits, memo, B, self.sequences)
+                    if got is None:
+                        return everything if found or deps is None else eng.conflict
+                    if got[0] is _NARROWED:
+                        recent, bits = got[1], got[2]
+                        if recent is None:
+                            found, recent = True, ref
+                        continue
+                self._after_probed_branch()
+                if self.by_probe and got[2] is not None:
+                    i, j, ci, child, cdeps, cbits = got[2]
+                else:
+                    i, j, ci = self.guess_rule(state)
+                    old = memo.get((i, j, ci))
+                    if old is not None and old[3] == self.sequences:  # probed on this state
+                        child, cdeps, cbits = old[0], old[1], old[2]
+                    else:
+                        child = None
+            else:
+                i, j, ci = self.guess_rule(state)
+                self.guesses += 1
+                if self._sprint_left > 0:
+                    self._sprint_left -= 1
+                    if self._sprint_left == 0:
+                        self._plod_clock = PLOD_LENGTH
+                child = None
+            if child is None:
+                child = state.copy()
+                cbits = bits - eng.assign(child, i, j, ci)
+                if deps is not None:
+                    cdeps = deps.copy()
+                    cdeps[i] |= B
+                    cdeps[h + j] |= B
+                else:
+                    cdeps = None
+                first = self._node(child, cdeps, cbits, (i, h + j), state, depth + 1)
+            else:
+                first = self._node(child, cdeps, cbits, None, state, depth + 1)
+            if deps is None:
+                why = 0
+            else:
+                if not first & B:
+                    self.jumps += 1
+                    return everything if found else first
+                why = first & ~B
+                deps[i] |= why
+                deps[h + j] |= why
+            before = state.copy()
+            sbits = bits - self.remove(state, i, j, ci)
+            second = self._node(state, deps, sbits, (i, h + j), before, depth + 1)
+            return everything if found or deps is None else why | second
+
+    def _after_probed_branch(self) -> None:
+        """pbnsolve's plod/sprint switch, looked at every PLOD_LENGTH probed branches."""
+        self._best_seqs += 1
+        if not self.sprints:
+            return
+        self._plod_clock -= 1
+        if self._plod_clock > 0:
+            return
+        seqs = self.sequences - self._seq_mark
+        best = self._best_seqs - self._best_mark
+        self._seq_mark, self._best_mark = self.sequences, self._best_seqs
+        if seqs and best / seqs >= SPRINT_RATE:
+            self._sprint_left = SPRINT_LENGTH
+            self.nsprints += 1
+        else:
+            self._plod_clock = PLOD_LENGTH
+
+    # -- probing -----------------------------------------------------------------------------
+    def frontier(self, state: State, ref: State, recent: State):
+        """Rows and cell masks to probe, in order (a generator: a sequence usually ends early):
+        neighbours of the cells changed since ``recent``, then of those changed since ``ref``,
+        then undecided cells with two or more decided neighbours (edges count as decided)."""
+        eng = self.eng
+        C, h, w = eng.C, eng.h, eng.w
+        full = self.full_row
+        if C == 2:
+            unk = list(map(and_, state[0:2 * h:2], state[1:2 * h:2]))
+        else:
+            unk = [eng.unknown_mask(state, i) for i in range(h)]
+        taken = [0] * h
+        any_out = False
+        for since in ((recent, ref) if recent is not ref else (ref,)):
+            if C == 2:
+                ch = list(map(or_, map(xor, since[0:2 * h:2], state[0:2 * h:2]),
+                              map(xor, since[1:2 * h:2], state[1:2 * h:2])))
+            else:
+                ch = []
+                for i in range(h):
+                    d = 0
+                    for k in range(i * C, i * C + C):
+                        d |= since[k] ^ state[k]
+                    ch.append(d)
+            prev = 0  # the changes of the row above
+            for i in range(h):
+                c = ch[i]
+                m = (c << 1) | (c >> 1) | prev | (ch[i + 1] if i + 1 < h else 0)
+                prev = c
+                if m:
+                    m &= unk[i] & ~taken[i]
+                    if m:
+                        taken[i] |= m
+                        any_out = True
+                        yield i, m
+        top = 1 << (w - 1)
+        for i in range(h):
+            u = unk[i] & ~taken[i]
+            if not u:
+                continue
+            dec = full & ~unk[i]
+            left = ((dec << 1) | 1) & full
+            right = (dec >> 1) | top
+            up = (full & ~unk[i - 1]) if i else full
+            down = (full & ~unk[i + 1]) if i + 1 < h else full
+            m = ((left & right) | ((left | right) & (up | down)) | (up & down)) & u
+            if m:
+                any_out = True
+                yield i, m
+        if not any_out:  # cannot happen while cells are open (the top-left open cell qualifies)
+            for i in range(h):
+                if unk[i] & ~taken[i]:
+                    yield i, unk[i] & ~taken[i]
+
+    def probe(self, state: State, deps: list[int] | None, bits: int, ref: State, recent: State,
+              memo: dict, B: int):
+        """One probe sequence at a node. Returns None (the node is dead; with ``deps``,
+        ``eng.conflict`` says why), ``(_NARROWED, before, bits)`` after a failed literal was
+        applied (``before``: the state before it; None when the probe found a solution
+        instead), or ``(_BRANCH, best, choice)``: the best probe and the one the guess rule
+        would branch on (the same but for ``balanced``), each ``(i, j, ci, child state, child
+        deps, child bits)``.
+
+        ``memo`` maps (i, j, ci) to an earlier probe's result at this node, ``(state, deps,
+        bits, sequence)``: a probe made again narrows that state by the node's and propagates
+        from the lines the narrowing changed; when nothing changed it is that state as it is.
+        ``B`` is the probes' decision level (with ``deps``)."""
+        eng = self.eng
+        C = eng.C
+        self.sequences += 1
+        seq = self.sequences
+        best = None
+        best_left = 1 << 62
+        pad = None  # C == 2: AND of every probe's state; a cleared bit = its other colour implied
+        tried: list[State] = []  # C > 2: the probes' states, for the same test cell by cell
+        done = self.done
+        try_one = self._try
+        for i, mask in self.frontier(state, ref, recent):
+            base = i * C
+            while mask:
+                low = mask & -mask
+                mask ^= low
+                j = low.bit_length() - 1
+                for ci in range(C):
+                    if not state[base + ci] & low:
+                        continue
+                    if C == 2:
+                        if pad is not None and not pad[base + 1 - ci] & low:
+                            continue  # an earlier probe implied this colour here
+                    elif tried and any(all(not t[base + k] & low for k in range(C) if k != ci)
+                                       for t in tried):
+                        continue
+                    ok, child, cdeps, left = try_one(state, deps, bits, i, j, ci, memo, B, seq)
+                    if ok and left != done:
+                        if C == 2:
+                            pad = child if pad is None else list(map(and_, pad, child))
+                        else:
+                            tried.append(child)
+                        if left < best_left:
+                            best_left = left
+                            best = (i, j, ci, child, cdeps, left)
+                        continue
+                    return self._narrow(state, deps, bits, i, j, ci, child if ok else None,
+                                        memo, B, seq)
+        if self.rule == "balanced" and C == 2:
+            return _BRANCH, best, self._balanced(state, bits, memo, seq) or best
+        return _BRANCH, best, best
+
+    def _try(self, state: State, deps: list[int] | None, bits: int, i: int, j: int, ci: int,
+             memo: dict, B: int, seq: int):
+        """One probe: (propagated without contradiction, its state, deps and colour bits)."""
+        eng = self.eng
+        C, h = eng.C, eng.h
+        if self.end is not None and time.perf_counter() > self.end:
+            raise OutOfTime("search")
+        key = (i, j, ci)
+        old = memo.get(key)
+        cdeps = None
+        if old is not None:
+            if old[3] == seq:
+                return True, old[0], old[1], old[2]
+            prev = old[0]
+            child = list(map(and_, prev, state))
+            if child == prev:
+                self.reused += 1
+                memo[key] = (child, old[1], old[2], seq)
+                return True, child, old[1], old[2]
+            changed = list(compress(count(), map(ne, child, prev)))
+            hC = h * C
+            cut = sum((child[k] ^ prev[k]).bit_count() for k in changed if k < hC)
+            if deps is not None:
+                cdeps = list(map(or_, old[1], deps))
+            self.probes += 1
+            ok = eng.propagate(child, {k // C for k in changed}, deps=cdeps)
+            left = old[2] - cut - eng.removed
+        else:
+            child = state.copy()
+            r = eng.assign(child, i, j, ci)
+            if deps is not None:
+                cdeps = deps.copy()
+                cdeps[i] |= B
+                cdeps[h + j] |= B
+            self.probes += 1
+            ok = eng.propagate(child, (i, h + j), deps=cdeps)
+            left = bits - r - eng.removed
+        if ok and left != self.done:
+            memo[key] = (child, cdeps, left, seq)
+        else:
+            memo.pop(key, None)
+        return ok, child, cdeps, left
+
+    def _narrow(self, state: State, deps: list[int] | None, bits: int, i: int, j: int, ci: int,
+                child: State | None, memo: dict, B: int, seq: int):
+        """Remove colour ``ci`` from cell (i, j) of the node after its probe contradicted (or,
+        given the probe's complete ``child``, found a solution, which is recorded) and
+        propagate: the probe sequence's ``_NARROWED`` answer, or None when the node is dead."""
+        eng = self.eng
+        C, h = eng.C, eng.h
+        if child is not None:
+            self.found(child)  # this branch is one solution, now explored
+            why = B - 1  # every level: the node is not a failure
+            before = None
+        else:
+            self.failed += 1
+            why = eng.conflict & ~B if deps is not None else 0
+            before = state.copy()
+        other = memo.get((i, j, 1 - ci)) if C == 2 else None
+        if other is not None and other[3] == seq:
+            # the other colour was probed on this very state: that probe's fixed point is the
+            # node's now (its facts follow from ``why`` instead of from level B)
+            state[:] = other[0]
+            if deps is not None:
+                deps[:] = [(d & ~B) | why if d & B else d for d in other[1]]
+            del memo[(i, j, 1 - ci)]
+            self.reused += 1
+            return _NARROWED, before, other[2]
+        if deps is not None:
+            deps[i] |= why
+            deps[h + j] |= why
+        nbits = bits - self.remove(state, i, j, ci)
+        if not eng.propagate(state, (i, h + j), deps=deps):
+            return None
+        return _NARROWED, before, nbits - eng.removed
+
+    def _balanced(self, state: State, bits: int, memo: dict, seq: int):
+        """The cell whose two colours were both probed on this state with the largest smaller
+        reduction (then larger one); its better colour first."""
+        pick = None
+        score = None
+        for (i, j, ci), (child, cdeps, left, s) in memo.items():
+            if ci or s != seq:
+                continue
+            other = memo.get((i, j, 1))
+            if other is None or other[3] != seq:
+                continue
+            a, b = bits - left, bits - other[2]
+            sc = (min(a, b), max(a, b))
+            if score is None or sc > score:
+                score = sc
+                pick = (i, j, 0, child, cdeps, left) if a >= b else \
+                    (i, j, 1, other[0], other[1], other[2])
+        return pick
+
+    # -- guess rules ---------------------------------------------------------------------------
+    def _open_cells(self, state: State):
+        eng = self.eng
         for i in range(eng.h):
             u = eng.unknown_mask(state, i)
             while u:
                 low = u & -u
                 u ^= low
-                out.append((i, low.bit_length() - 1))
-        return out
+                yield i, low.bit_length() - 1
 
-    def line_counts(self, state: State) -> list[int]:
+    def _likely_colour(self, state: State, i: int, j: int) -> int:
+        """pbnsolve's colour rule: the colour with the most cells still to place in the row and
+        the column (ties: the lowest colour index, i.e. the background)."""
         eng = self.eng
-        return [eng.unknown_mask(state, line).bit_count() for line in range(eng.nlines)]
-
-    def by_tight_lines(self, state: State, cells: list[tuple[int, int]]) -> list[tuple[int, int]]:
-        """Cells of the lines with the fewest undecided cells first."""
-        cnt, h = self.line_counts(state), self.eng.h
-        return sorted(cells, key=lambda c: min(cnt[c[0]], cnt[h + c[1]]))
-
-    def colours_at(self, state: State, i: int, j: int) -> list[int]:
-        C = self.eng.C
-        return [ci for ci in range(C) if state[i * C + ci] >> j & 1]
-
-    # -- nodes ---------------------------------------------------------------------------------
-    def branch(self, state: State, bits: int, i: int, j: int) -> list[Node]:
-        """Propagated children of ``state``, one per surviving colour of cell (i, j)."""
-        eng = self.eng
-        out = []
+        C, h = eng.C, eng.h
+        best, best_n = -1, None
         for ci in self.colours_at(state, i, j):
-            self.tick()
-            child = state.copy()
-            cbits = bits - eng.assign(child, i, j, ci)
-            self.probes += 1
-            if eng.propagate(child, (i, eng.h + j)):
-                cbits -= eng.removed
-                if cbits == self.done:
-                    self.found(child)
-                out.append((child, cbits))
-        return out
+            n = 0
+            for line in (i, h + j):
+                base = line * C
+                others = 0
+                for k in range(C):
+                    if k != ci:
+                        others |= state[base + k]
+                n += self.paint[line][ci] - (state[base + ci] & ~others).bit_count()
+            if best_n is None or n > best_n:
+                best, best_n = ci, n
+        return best
 
-    def expand(self, state: State, bits: int) -> list[Node]:
-        """Probe ``state`` to its own fixed point and return the children to search."""
+    def _guess_simpson(self, state: State) -> tuple[int, int, int]:
         eng = self.eng
-        while True:
-            if bits == self.done:
-                self.found(state)
-                return []
-            cells = self.unknown_cells(state)
-            if not self.probing:
-                i, j = self.by_tight_lines(state, cells)[0]
-                return self.branch(state, bits, i, j)
-            if self.limit:
-                cells = self.by_tight_lines(state, cells)
-            changed = False
-            best, best_score = None, None
-            idle = 0
-            for i, j in cells:
-                if len(self.colours_at(state, i, j)) < 2:
-                    continue  # decided earlier in this sweep
-                if self.limit and best is not None and idle >= self.limit:
-                    break
-                idle += 1
-                kids = self.branch(state, bits, i, j)
-                if not kids:
-                    return []
-                if len(kids) == 1:  # every other colour contradicts
-                    state, bits = kids[0]
-                    changed, idle = True, 0
+        h = eng.h
+        score = [s - (eng.length(line) - eng.unknown_mask(state, line).bit_count())
+                 for line, s in enumerate(self.simpson)]
+        col = score[h:]
+        best = None
+        best_s = None
+        for i in range(h):
+            u = eng.unknown_mask(state, i)
+            if not u:
+                continue
+            rs = score[i]
+            while u:
+                low = u & -u
+                u ^= low
+                j = low.bit_length() - 1
+                s = rs + col[j]
+                # pbnsolve scans column by column: ties go to the smaller (column, row)
+                if best_s is None or s < best_s or (s == best_s and (j, i) < (best[1], best[0])):
+                    best_s, best = s, (i, j)
+        i, j = best
+        return i, j, self._likely_colour(state, i, j)
+
+    def _guess_tight(self, state: State) -> tuple[int, int, int]:
+        eng = self.eng
+        h = eng.h
+        cnt = [eng.unknown_mask(state, line).bit_count() for line in range(eng.nlines)]
+        best = None
+        best_s = None
+        for i, j in self._open_cells(state):
+            s = min(cnt[i], cnt[h + j])
+            if best_s is None or s < best_s:
+                best_s, best = s, (i, j)
+        i, j = best
+        return i, j, self._likely_colour(state, i, j)
+
+    def _guess_probability(self, state: State) -> tuple[int, int, int]:
+        ranked = self._by_probability(state, 1)
+        if not ranked:  # no count reached a cell (cannot happen on a consistent state)
+            i, j = next(self._open_cells(state))
+            return i, j, self._likely_colour(state, i, j)
+        return ranked[0]
+
+    def _by_probability(self, state: State, k: int) -> list[tuple[int, int, int]]:
+        """The ``k`` open cells whose likeliest colour is nearest to 50 %, nearest first, each
+        with that colour."""
+        eng = self.eng
+        C, h = eng.C, eng.h
+        probs = [self._line_probabilities(state, line) for line in range(eng.nlines)]
+        scored = []
+        for i, j in self._open_cells(state):
+            pr, pc = probs[i], probs[h + j]
+            # per colour index: the row's and the column's shares, combined as independent
+            # evidence, normalised over the colours still possible
+            comb = [pr[ci][j] * pc[ci][i] for ci in range(C)]
+            total = sum(comb)
+            if total <= 0:
+                continue
+            top = max(range(C), key=comb.__getitem__)
+            scored.append((abs(comb[top] / total - 0.5), i, j, top))
+        if k == 1:
+            return [min(scored)[1:]] if scored else []
+        scored.sort()
+        return [s[1:] for s in scored[:k]]
+
+    def _hybrid(self, state: State, deps, bits: int, memo: dict, B: int, seq: int):
+        """The ``hybrid`` rule: probe both colours of the :data:`HYBRID_CANDIDATES` cells the
+        probability rule ranks first and branch on the one whose two probes cut the most (the
+        larger smaller reduction, then the larger larger one). A candidate probe that
+        contradicts narrows the node instead (the ``_NARROWED`` answer of :meth:`probe`)."""
+        C = self.eng.C
+        pick, score = None, None
+        for i, j, _ in self._by_probability(state, HYBRID_CANDIDATES):
+            got = []
+            for ci in range(C):
+                if not state[i * C + ci] >> j & 1:
                     continue
-                merged = kids[0][0]
-                for kid, _ in kids[1:]:
-                    merged = list(map(or_, merged, kid))
-                if merged != state:  # all branches agree on some cells
-                    C = eng.C
-                    lines = sorted({k // C for k, (a, b) in enumerate(zip(merged, state)) if a != b})
-                    state = merged
-                    if not eng.propagate(state, lines):
-                        return []
-                    bits = eng.bits(state)
-                    changed, idle = True, 0
-                    continue
-                if changed:
-                    continue  # scores from a stale state are not worth keeping
-                reductions = sorted(bits - b for _, b in kids)
-                score = (reductions[0], reductions[-1])
-                if best_score is None or score > best_score:
-                    best_score, best = score, kids
-            if not changed:
-                # least decided branch first ("succeed first"): the value that constrains the
-                # rest least is the likelier one to lead to a solution
-                return sorted(best, key=lambda kb: -kb[1])
+                ok, child, cdeps, left = self._try(state, deps, bits, i, j, ci, memo, B, seq)
+                if not ok or left == self.done:
+                    return self._narrow(state, deps, bits, i, j, ci, child if ok else None,
+                                        memo, B, seq)
+                got.append((bits - left, ci, child, cdeps, left))
+            cuts = sorted(g[0] for g in got)
+            sc = (cuts[0], cuts[-1])
+            if score is None or sc > score:
+                score = sc
+                g = max(got, key=lambda t: t[0])
+                pick = (i, j, g[1], g[2], g[3], g[4])
+        return _BRANCH, pick, pick
 
-    def start(self, root: State) -> None:
-        self.stack = [(root, self.eng.bits(root), 0)]
-
-    def run_until(self, deadline: float | None) -> str:
-        """Search until ``deadline``: "exhausted", "enough" (solutions) or "paused".
-
-        A node interrupted by the deadline goes back on the stack and is expanded again on the
-        next call, so pausing loses time but never part of the tree.
-        """
-        self.deadline = deadline
-        stack = self.stack
-        while stack:  # every probe checks the clock (see ``branch``)
-            state, bits, depth = stack.pop()
-            self.nodes += 1
-            self.max_depth = max(self.max_depth, depth)
-            try:
-                kids = self.expand(state, bits)
-            except _Timeout:
-                self.nodes -= 1  # counted again when it is expanded for real
-                stack.append((state, bits, depth))
-                return "paused"
-            except _Enough:
-                return "enough"
-            for kid, kbits in reversed(kids):
-                stack.append((kid, kbits, depth + 1))
-        return "exhausted"
+    def _line_probabilities(self, state: State, line: int) -> list[list[float]]:
+        """Per colour index and cell of ``line``: the share of the line's valid placements (given
+        the state) that give the cell that colour. Cached by line state."""
+        eng = self.eng
+        C = eng.C
+        masks = tuple(state[line * C:(line + 1) * C])
+        key = (eng.sids[line], masks)
+        got = self._prob_cache.get(key)
+        if got is None:
+            if len(self._prob_cache) > 200_000:
+                self._prob_cache.clear()
+            got = self._prob_cache[key] = placement_shares(eng.specs[line], masks)
+        return got
 
 
-def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1, time_limit: float | None = None,
-                probing: bool = True, probe_limit: int = 0) -> SearchResult:
+def placement_shares(spec, masks) -> list[list[float]]:
+    """Seed 004's probabilities for one line: per colour index and cell, the share of the valid
+    placements (blocks in order on cells that allow their colour, every other cell on one that
+    allows the background) that paint the cell that colour. The counts are exact: prefix and
+    suffix counts of placements per block and start, turned into shares at the end."""
+    n, lens, cidx, gaps = spec
+    C = len(masks)
+    W = masks[0]
+    m = len(lens)
+    white = [W >> p & 1 for p in range(n)]
+    fits = []
+    for k in range(m):
+        L = lens[k]
+        M, full = masks[cidx[k]], (1 << L) - 1
+        fits.append([s + L <= n and (M >> s) & full == full for s in range(n)])
+    gap = [bool(gaps[k]) if k < m - 1 else False for k in range(m)]  # background after block k
+    # suffix: S[k][p] = placements of blocks k.. on cells p..n-1
+    S = [[0] * (n + 2) for _ in range(m + 1)]
+    S[m][n] = 1
+    for p in range(n - 1, -1, -1):
+        S[m][p] = S[m][p + 1] if white[p] else 0
+    for k in range(m - 1, -1, -1):
+        L, row, nxt, fk, g = lens[k], S[k], S[k + 1], fits[k], gap[k]
+        for p in range(n - 1, -1, -1):
+            total = row[p + 1] if white[p] else 0
+            if fk[p]:
+                e = p + L
+                if not g:
+                    total += nxt[e]
+                elif e < n and white[e]:
+                    total += nxt[e + 1]
+            row[p] = total
+    total = S[0][0]
+    shares = [[0.0] * n for _ in range(C)]
+    if not total:
+        return shares
+    # prefix: A[p] = placements of blocks 0..k-1 on cells 0..p-1 (for the current k)
+    A = [0] * (n + 1)
+    A[0] = 1
+    for p in range(1, n + 1):
+        A[p] = A[p - 1] if white[p - 1] else 0
+    paint = [[0] * (n + 1) for _ in range(C)]  # difference arrays of painting counts
+    for k in range(m):
+        L, ci, fk, g = lens[k], cidx[k], fits[k], gap[k]
+        before_gap = k > 0 and gap[k - 1]
+        nxt = S[k + 1]
+        ends = [0] * (n + 1)  # placements of blocks 0..k with block k ending at e
+        diff = paint[ci]
+        for s in range(n):
+            if not fk[s]:
+                continue
+            if before_gap:
+                pre = A[s - 1] if s >= 1 and white[s - 1] else 0
+            else:
+                pre = A[s]
+            if not pre:
+                continue
+            e = s + L
+            ends[e] += pre
+            if not g:
+                post = nxt[e]
+            else:
+                post = nxt[e + 1] if e < n and white[e] else 0
+            ways = pre * post
+            if ways:
+                diff[s] += ways
+                diff[e] -= ways
+        A = [0] * (n + 1)
+        acc = 0
+        for p in range(n + 1):
+            acc = ends[p] + (acc if p and white[p - 1] else 0)
+            A[p] = acc
+    coloured = [0] * n
+    for ci in range(1, C):
+        acc = 0
+        diff, out = paint[ci], shares[ci]
+        for p in range(n):
+            acc += diff[p]
+            coloured[p] += acc
+            out[p] = acc / total
+    out = shares[0]
+    for p in range(n):
+        out[p] = (total - coloured[p]) / total
+    return shares
+
+
+def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1,
+                time_limit: Deadline | float | None = None, probing: bool = True,
+                guess: str = DEFAULT_GUESS, sprints: bool = False,
+                backjump: bool = False) -> SearchResult:
     """Find up to ``max_solutions`` distinct solutions by line solving, probing and search.
 
     ``exhausted`` in the result means the search proved there are no others (so with
     ``max_solutions=2`` and one solution found, that solution is unique; with none found, the
     puzzle is infeasible). On the time limit the solutions found so far are returned.
+    ``guess`` is one of :data:`GUESS_RULES`; ``probing``, ``sprints`` and ``backjump`` as in
+    the module docstring.
     """
+    if guess not in GUESS_RULES:
+        raise ValueError(f"unknown guess rule {guess!r}, choose from {', '.join(GUESS_RULES)}")
     t0 = time.perf_counter()
-    deadline = None if time_limit is None else t0 + time_limit
+    clock = Deadline.of(time_limit)
     eng = Engine(puzzle)
-    solutions: dict[Grid, None] = {}
-    limit = max(1, max_solutions)
-    main = _Search(eng, solutions, limit, probing, max(0, probe_limit))
-    cheap = _Search(eng, solutions, limit, False, 0) if probing else None
-    searches = [s for s in (main, cheap) if s is not None]
+    search = _Search(eng, max(1, max_solutions), clock, guess, probing, sprints, backjump)
 
     def result(status: Status, exhausted: bool, timed_out: bool, root_unknown: int):
-        return SearchResult(status, tuple(solutions), exhausted,
-                            sum(s.nodes for s in searches), sum(s.probes for s in searches),
-                            eng.line_solves, max(s.max_depth for s in searches), root_unknown,
-                            time.perf_counter() - t0, timed_out)
+        s = search
+        return SearchResult(status, tuple(s.solutions), exhausted, s.nodes, s.probes,
+                            eng.line_solves, s.max_depth, root_unknown,
+                            time.perf_counter() - t0, timed_out, s.failed, s.sequences,
+                            s.guesses, s.nsprints, s.jumps, s.reused)
 
     root = eng.initial_state()
-    eng.deadline = None if deadline is None else Deadline(deadline - time.perf_counter())
-    try:  # the first fixed point reads the clock too: on a huge puzzle it is most of the work
+    eng.deadline = clock if clock.end is not None else None
+    try:
         ok = eng.propagate(root, eng.initial_lines())
     except OutOfTime:
         return result(Status.UNKNOWN, False, True, eng.unknown_count(eng.initial_state()))
-    finally:
-        eng.deadline = None  # the searches check their own deadline at every probe
     if not ok:
         return result(Status.INFEASIBLE, True, False, 0)
     root_unknown = eng.unknown_count(root)
-    for s in searches:
-        s.start(root.copy())
-    slice_s, outcome = FIRST_SLICE, "paused"
-    while outcome == "paused":
-        for s, share in ((main, 1.0), (cheap, CHEAP_SHARE)):
-            if s is None:
-                continue
-            until = time.perf_counter() + slice_s * share
-            if deadline is not None:
-                until = min(until, deadline)
-            outcome = s.run_until(until)
-            if outcome != "paused":
-                break
-        if deadline is not None and time.perf_counter() >= deadline:
-            break
-        slice_s *= 2
-    exhausted = outcome == "exhausted"
-    timed_out = outcome == "paused"
-    if solutions:
+    timed_out = False
+    try:
+        exhausted = search.run(root)
+    except OutOfTime:
+        exhausted, timed_out = False, True
+    finally:
+        eng.deadline = None
+    if search.solutions:
         status = Status.SOLVED
     elif exhausted:
         status = Status.INFEASIBLE

@@ -258,6 +258,18 @@ def settle_line(clue: Clue, cells: Sequence[int]) -> tuple[int, ...] | None:
     return from_masks(res, colours, len(cells))
 
 
+def start_windows(spec: LineSpec, masks: Sequence[int]) -> list[tuple[int, int]] | None:
+    """Per block, the smallest and the largest start used by some valid placement of the line
+    (given as per-colour position masks), or None when no placement fits."""
+    n, lens, cidx, gaps = spec
+    if not lens:
+        return [] if masks[0] == (1 << n) - 1 else None
+    found = _valid_starts(n, lens, cidx, gaps, masks)
+    if found is None:
+        return None
+    return [((v & -v).bit_length() - 1, v.bit_length() - 1) for v in found[0]]
+
+
 def line_starts(clue: Clue, cells: Sequence[int]) -> list[list[int]] | None:
     """Per block, the sorted start positions used by some valid placement (None: contradiction)."""
     colours = sorted({BACKGROUND} | {b.colour for b in clue}
