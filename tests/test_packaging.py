@@ -34,9 +34,9 @@ def test_the_layers_import_only_downwards():
     # A module may import its own layer or a lower one, never a higher one (no import circles).
     import ast
 
-    layer = {"puzzle": 0, "results": 0, "stats": 0, "options": 0, "workers": 0, "io": 1, "model": 1, "lines": 1,
-             "backends": 2, "solving": 3, "testing": 4, "harness": 4, "show": 4, "solve": 5,
-             "compare": 5, "__init__": 6}
+    layer = {"puzzle": 0, "results": 0, "stats": 0, "options": 0, "workers": 0, "io": 1,
+             "model": 1, "lines": 1, "backends": 2, "solving": 3, "testing": 4, "harness": 4,
+             "show": 4, "solve": 5, "compare": 5, "__init__": 6}
 
     def place(path: Path) -> str:
         rel = path.relative_to(ROOT).with_suffix("").parts
