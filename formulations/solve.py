@@ -10,6 +10,7 @@ import sys
 from typing import Any, Sequence
 
 from . import options as opt
+from .model.encodings import ENCODINGS
 from .puzzle import PuzzleError
 from .results import BackendError, ModelRefused, RemedyWords, SolveResult, Status
 from .show.text import grid_lines, legend, render_text
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     xg.add_argument("--no-x", dest="use_x", action="store_false",
                     help="build without cell variables (R = C directly); the default for cpsat")
     p.add_argument("--presolve", action="store_true", help="fix what line solving decides before the backend")
+    p.add_argument("--encoding", choices=ENCODINGS, help="the model's encoding (default order)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the grid")
     g = p.add_argument_group("backend options (passed only when given)")
     g.add_argument("--workers", type=int, help="solver threads (cpsat)")
@@ -64,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="inverse temperature range")
     g.add_argument("--schedule", metavar="NAME", help="beta schedule (e.g. linear, geometric)")
     g.add_argument("--weights", type=_argtype(opt.parse_mapping), metavar="F=W,...",
-                   help="penalty weight per constraint family: monotone, order, link")
+                   help="penalty weight per constraint family: monotone, order, link (order "
+                        "encoding), exactly_one, clash (onehot), one_state, transition (automaton)")
     g.add_argument("--param", type=_argtype(opt.parse_assignment), action="append", default=[],
                    metavar="KEY=VALUE",
                    help="backend/sampler-specific parameter (repeatable)")
@@ -106,6 +109,8 @@ def render(result: SolveResult, puzzle, *, ansi: bool = False) -> str:
     if result.unique is not None:
         line += ", unique" if result.unique else ", not unique"
     model = "" if result.use_x is None else " model=x" if result.use_x else " model=no-x"
+    if result.encoding not in (None, "order"):
+        model += f",{result.encoding}"
     line += (f"  backend={result.backend}{model} variables={result.variables} constraints={result.constraints}"
              f" build={result.build_s:.3f}s solve={result.solve_s:.3f}s")
     if result.energy is not None:
@@ -144,15 +149,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise BackendError("--export-bqm writes the full model; it cannot be combined "
                                    "with --presolve")
             from .model import build_model, export_bqm
-            written = export_bqm(build_model(puzzle, use_x=args.use_x is not False), args.export_bqm,
-                                 weights=args.weights)
+            nm = build_model(puzzle, use_x=args.use_x is not False, encoding=args.encoding)
+            written = export_bqm(nm, args.export_bqm, weights=args.weights)
             print("wrote " + ", ".join(map(str, written)), file=sys.stderr)
             return EXIT_SOLVED
         backend = get_backend(args.backend)
         opts = _options(args, backend)
         from .solving import solve_puzzle
         result = solve_puzzle(puzzle, backend, use_x=args.use_x, time_limit=args.time_limit,
-                              seed=args.seed, unique=args.unique, presolve=args.presolve, **opts)
+                              seed=args.seed, unique=args.unique, presolve=args.presolve,
+                              encoding=args.encoding, **opts)
     except ModelRefused as exc:
         print(f"error: {exc.advice(CLI_WORDS)}", file=sys.stderr)
         return EXIT_BAD_INPUT

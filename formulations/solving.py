@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from .model.order import NonogramModel, build_model
+from .model.encodings import build_model, check_encoding
+from .model.order import NonogramModel
 from .puzzle import Grid, Puzzle, check_grid
 from .results import BackendError, PresolveStats, RawAnswer, SolveResult, Status
 
@@ -20,7 +21,8 @@ def verify(nm: NonogramModel, raw: RawAnswer, backend: str, *, build_s: float = 
     clue checker accepts the decoded grid; the solver's own claim is never trusted.
     ``wall_s`` is the wall time of the backend call (default: the backend's own figure).
     """
-    common = dict(backend=backend, use_x=nm.use_x, variables=nm.model.num_variables,
+    common = dict(backend=backend, use_x=nm.use_x, encoding=getattr(nm, "encoding", None),
+                  variables=nm.model.num_variables,
                   constraints=nm.model.num_constraints, build_s=build_s,
                   solve_s=raw.solve_s if wall_s is None else wall_s, solver_s=raw.solve_s,
                   energy=raw.energy, presolve=presolve, sampling=raw.sampling, info=dict(raw.info))
@@ -88,12 +90,14 @@ def _uniqueness(puzzle: Puzzle, grid: Grid, others: list[Grid], proven: bool | N
 
 def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None = None,
                  time_limit: float | None = None, seed: int | None = None, unique: bool = False,
-                 presolve: bool = False, **options: Any) -> SolveResult:
+                 presolve: bool = False, encoding: str | None = None,
+                 **options: Any) -> SolveResult:
     """Solve ``puzzle`` with a backend (a registry name or a ``Backend``) and return a verified
     result.
 
     ``use_x`` builds the model with (True) or without (False) the cell variables; None gives
     the backend the variant it solves faster (``Backend.use_x``: without x for cpsat).
+    ``encoding`` names the model's encoding (``formulations.model.encodings``; None: ``order``).
 
     ``presolve=True`` line-solves first and hands the backend the model with every decided
     variable fixed (``formulations.model.presolve``); the grid is rebuilt from the fixed part plus
@@ -105,16 +109,24 @@ def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None =
 
     b = get_backend(backend)
     opts = b.prepare(options)  # install and option errors before any work
+    if encoding is not None:
+        try:
+            check_encoding(encoding)
+        except ValueError as exc:
+            raise BackendError(str(exc)) from None
     if unique and not b.supports_unique:
         raise BackendError(f"backend '{b.name}' cannot prove uniqueness; use cpsat or lines")
     if not b.uses_model:
         if presolve:
             raise BackendError(f"backend '{b.name}' works on the puzzle itself; presolve does "
                                "not apply")
+        if encoding is not None:
+            raise BackendError(f"backend '{b.name}' works on the puzzle itself; an encoding does "
+                               "not apply")
         raw, wall = _timed_solve(b, puzzle, opts, time_limit=time_limit, seed=seed, unique=unique)
         return verify_grids(puzzle, raw, b.name, wall_s=wall, unique_asked=unique)
     t0 = time.perf_counter()
-    nm = build_model(puzzle, use_x=b.use_x if use_x is None else use_x)
+    nm = build_model(puzzle, use_x=b.use_x if use_x is None else use_x, encoding=encoding)
     build_s = time.perf_counter() - t0
     if presolve:
         return _solve_presolved(nm, b, build_s, time_limit=_remaining(time_limit, build_s),

@@ -36,6 +36,8 @@ def run_job(job: Job) -> dict[str, Any]:
         kwargs: dict[str, Any] = dict(json.loads(job.options))
         if job.presolve:
             kwargs["presolve"] = True
+        if job.encoding is not None:
+            kwargs["encoding"] = job.encoding
         res = solve_puzzle(job.ref.puzzle, job.backend, use_x=job.use_x, time_limit=job.time_limit,
                            seed=job.seed, **kwargs)
         rec = RunRecord.from_result(job, res, time.perf_counter() - t0)
