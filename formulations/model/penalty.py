@@ -390,5 +390,7 @@ def export_bqm(nm: Any, path: str | Path, weights: Mapping[str, Any] | None = No
     if puzzle is not None:
         title = f"{puzzle.name or 'puzzle'} {puzzle.height}x{puzzle.width}" + \
                 ("" if getattr(nm, "use_x", True) else " (no x)")
+        if getattr(nm, "encoding", "order") != "order":
+            title += f", {nm.encoding} encoding"
     text_path.write_text(qubo_text(pen, title))
     return str(path), str(text_path)
