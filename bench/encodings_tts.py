@@ -473,6 +473,64 @@ def by_size(rat: Sequence[dict]) -> list[dict]:
     return out
 
 
+def _fmt(v: float | None, digits: int = 3) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if math.isinf(v):
+        return "inf"
+    return f"{v:.{digits}g}"
+
+
+def markdown_by_size(summary: Sequence[dict], other: str = "onehot",
+                     samplers: Sequence[str] = SAMPLERS) -> str:
+    """The per-size table of the README and the notebook: per size and sampler, TTS99 in ms
+    (geometric means over the size's puzzles of the value and of the interval ends), the ratio
+    other / order where both were measured, and the smallest lower bound of the ratio over the
+    puzzles where ``other`` never succeeded."""
+    def gm(xs):
+        return math.exp(statistics.fmean(math.log(x) for x in xs)) if xs else None
+
+    by = {(r["puzzle"], r["sampler"], r["encoding"]): r for r in summary}
+    rat = ratios(summary, other=other)
+    lines = [f"| size | sampler | puzzles | order TTS99 ms [95 %] | {other} TTS99 ms [95 %] "
+             f"| {other} / order [95 %] |", "|---|---|---|---|---|---|"]
+    for cells, size in sorted({(r["cells"], r["size"]) for r in rat}):
+        for s in samplers:
+            rs = [r for r in rat if r["size"] == size and r["sampler"] == s]
+            if not rs:
+                continue
+            base = [by[r["puzzle"], s, "order"] for r in rs]
+            oth = [by[r["puzzle"], s, other] for r in rs]
+
+            def cell(group):
+                if not all(math.isfinite(g["tts99_s"]) for g in group):
+                    return None
+                lo = gm([max(g["tts99_low_s"], 1e-12) for g in group])
+                his = [g["tts99_high_s"] for g in group]
+                hi = gm(his) if all(math.isfinite(h) for h in his) else math.inf
+                return (f"{_fmt(1e3 * gm([g['tts99_s'] for g in group]))} "
+                        f"[{_fmt(1e3 * lo)}, {_fmt(1e3 * hi)}]")
+
+            base_cell = cell(base) or "not all solved"
+            unsolved = [g for g in oth if not math.isfinite(g["tts99_s"])]
+            other_cell = cell(oth) or (f"{len(unsolved)} of {len(oth)} never solved, "
+                                       f"> {_fmt(1e3 * min(g['tts99_bound_s'] for g in unsolved))}")
+            meas = [r for r in rs if r["kind"] == "measured"]
+            lower = [r["ratio_low"] for r in rs if r["kind"] == "lower bound" and r["ratio_low"]]
+            parts = []
+            if meas:
+                his = [r["ratio_high"] for r in meas]
+                hi = gm(his) if all(math.isfinite(h) for h in his) else math.inf
+                parts.append(f"{_fmt(gm([r['ratio'] for r in meas]))} "
+                             f"[{_fmt(gm([max(r['ratio_low'], 1e-12) for r in meas]))}, {_fmt(hi)}]"
+                             + (f" ({len(meas)} measured)" if len(meas) < len(rs) else ""))
+            if lower:
+                parts.append(f">= {_fmt(min(lower))} ({len(lower)} never solved)")
+            lines.append(f"| {size} | {s} | {len(rs)} | {base_cell} | {other_cell} | "
+                         f"{'; '.join(parts) or '-'} |")
+    return "\n".join(lines)
+
+
 def report(results: Path = RESULTS) -> None:
     study = read_csv(results / "encodings_study.csv")
     models = read_csv(results / "encodings_models.csv")
@@ -494,6 +552,8 @@ def report(results: Path = RESULTS) -> None:
                                 "ratio", "ratio_low", "ratio_high", "kind"]))
         print(f"\n{other} / order TTS99 per size (geometric means over puzzles)")
         print(format_rows(by_size(rat), None))
+        print()
+        print(markdown_by_size(summary, other))
     path = plot(summary, results / "encodings_tts.png")
     if path:
         print(f"\nwrote {path}")
