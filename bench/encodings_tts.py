@@ -190,16 +190,44 @@ def point_seed(*parts: Any) -> int:
     return zlib.crc32(repr(parts).encode()) % (2 ** 31)
 
 
+MAX_SAMPLE_BYTES = 5e7  # one call's samples (reads x variables int8) stay below this
+
+
 def measure(sampler_name: str, sampler, bqm, pen, nm, puzzle, length: int, reads: int,
             seed: int, budget_s: float, min_reads: int) -> dict:
     """One anneal length: two probe reads size the run to the budget, then ``reads`` reads (or
-    as many as fit, at least ``min_reads``; none when even those would not fit)."""
+    as many as fit, at least ``min_reads``; none when even those would not fit). When none of
+    them succeeded, a fresh batch that fills the budget replaces them (see :func:`extend`)."""
     _, probe, _ = sample(sampler_name, sampler, bqm, pen, length, 2, seed + 1)
     per_read = max(probe / 2, 1e-7)
     if min_reads * per_read > budget_s:
         return {"reads": 0, "note": f"over budget: {min_reads} reads would take "
                                     f"{min_reads * per_read:.1f} s CPU"}
     n = max(min_reads, min(reads, int(budget_s / per_read)))
+    row = _batch(sampler_name, sampler, bqm, pen, nm, puzzle, length, n, seed)
+    if row["successes"] == 0:
+        row = extend(sampler_name, sampler, bqm, pen, nm, puzzle, length, row, seed, budget_s)
+    return row
+
+
+def extend(sampler_name: str, sampler, bqm, pen, nm, puzzle, length: int, row: dict, seed: int,
+           budget_s: float) -> dict:
+    """A length whose reads all failed gets a fresh batch that fills the budget (at least twice
+    as many reads), measured on its own: the decision to draw it depends only on the first
+    batch, so the fresh batch's p is unbiased (pooling the two would bias p low). Without it
+    the rule-of-three bound of a cheap short length would be the weakest and decide the bound."""
+    r0, per_read = int(row["reads"]), max(_num(row["t_read_s"]), 1e-7)
+    cap = int(MAX_SAMPLE_BYTES / max(1, pen.num_variables))
+    n = min(cap, int(budget_s / per_read))
+    if n < 2 * r0:
+        return row
+    fresh = _batch(sampler_name, sampler, bqm, pen, nm, puzzle, length, n, seed + 2)
+    fresh["note"] = f"fresh batch of {n} reads after 0 of {r0}"
+    return fresh
+
+
+def _batch(sampler_name: str, sampler, bqm, pen, nm, puzzle, length: int, n: int,
+           seed: int) -> dict:
     X, cpu, wall = sample(sampler_name, sampler, bqm, pen, length, n, seed)
     E = pen.energies(X)
     ok = E == 0
@@ -303,6 +331,48 @@ def run_study(args) -> None:
             for kind, row in measure_puzzle(name, size, puzzle, enc, use_x, samplers, cfg,
                                             key in models, done.get(key)):
                 (mw if kind == "model" else sw).write(row)
+    report()
+
+
+def run_extend(args) -> None:
+    """Rows of ``encodings_study.csv`` measured before :func:`extend` existed: every length
+    whose reads all failed, in a group that never succeeded or where that length's bound is
+    below the group's best TTS99 (elsewhere a fresh batch could not change the optimum), gets
+    its fresh batch; the file is rewritten with those rows replaced."""
+    path = RESULTS / "encodings_study.csv"
+    rows = read_csv(path)
+    groups: dict[tuple, list[int]] = {}
+    for k, r in enumerate(rows):
+        groups.setdefault((r["puzzle"], r["encoding"], r["use_x"], r["sampler"]), []).append(k)
+    todo: dict[tuple, list[int]] = {}
+    for (puzzle, enc, ux, s), ks in groups.items():
+        measured = [k for k in ks if int(rows[k]["reads"] or 0)]
+        finite = [_num(rows[k]["tts99_s"]) for k in measured
+                  if math.isfinite(_num(rows[k]["tts99_s"]))]
+        best = min(finite, default=math.inf)
+        for k in measured:
+            r = rows[k]
+            if int(r["successes"]) == 0 and not r["note"] and bound(r) < best:
+                todo.setdefault((puzzle, enc, ux), []).append(k)
+    print(f"{sum(map(len, todo.values()))} lengths to extend in {len(todo)} models", flush=True)
+    puzzles = {name: (size, p) for name, size, p in
+               study_puzzles(args.per_size, args.sizes, args.corpus, project=not args.no_project)}
+    for (name, enc, ux), ks in todo.items():
+        if name not in puzzles:
+            continue
+        size, puzzle = puzzles[name]
+        _, terms, nm = model_stats(puzzle, enc, ux == "true")
+        pen = terms.weighted(None)
+        bqm = pen.to_bqm(labels="index")
+        for k in ks:
+            r = rows[k]
+            s = r["sampler"]
+            new = extend(s, make_sampler(s), bqm, pen, nm, puzzle, int(r["length"]),
+                         r, int(r["seed"]), args.point_budget)
+            if new is not r:
+                rows[k] = {**r, **{f: _cell(v) for f, v in new.items()}}
+                _echo({**r, **new, "length": int(r["length"])})
+                write_csv(path, STUDY_FIELDS, rows)  # after each, so an interruption keeps them
     report()
 
 
@@ -709,7 +779,7 @@ def _maybe_num(v: Any) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("experiment", choices=("study", "weights", "report"))
+    p.add_argument("experiment", choices=("study", "weights", "report", "extend"))
     p.add_argument("--per-size", type=int, default=2, help="janko puzzles per size (default 2)")
     p.add_argument("--sizes", type=lambda s: s.split(","), default=list(SIZES))
     p.add_argument("--no-project", action="store_true", help="without the project's puzzles")
@@ -732,6 +802,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_weights(args)
     elif args.experiment == "study":
         run_study(args)
+    elif args.experiment == "extend":
+        run_extend(args)
     else:
         report()
     return 0
