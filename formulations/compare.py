@@ -18,6 +18,7 @@ from .harness import compare, format_table, read_results, summarize
 from .harness.records import one_line
 from .harness.runner import serve
 from .harness.sweep import expand_options
+from .model.encodings import ENCODINGS
 from .puzzle import PuzzleError
 from .results import BackendError
 
@@ -48,10 +49,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="backend option (JSON value), for one backend or every backend that "
                         "declares KEY; repeatable")
     p.add_argument("--sweep", action="append", default=[], metavar="[BACKEND.]KEY=V1,V2",
-                   help="one variant per value (grid over several --sweep); x=true,false and "
-                        "presolve=false,true sweep the model; repeatable")
+                   help="one variant per value (grid over several --sweep); x=true,false, "
+                        "presolve=false,true and encoding=order,onehot sweep the model; "
+                        "repeatable")
     p.add_argument("--no-x", action="store_true", help="build without cell variables")
     p.add_argument("--presolve", action="store_true", help="presolve by line solving first")
+    p.add_argument("--encoding", choices=ENCODINGS,
+                   help="the model's encoding (default order; --sweep encoding=order,onehot "
+                        "compares them)")
     p.add_argument("--retry-errors", action="store_true", help="re-run error/timeout rows of --out")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--plots", metavar="DIR", help="write PNG plots of the results to DIR")
@@ -94,8 +99,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         table = compare(args.puzzles, specs, repeats=args.repeats, seeds=seeds,
                         time_limit=args.time_limit,
                         kill_after=args.kill_after if args.kill_after is not None else "auto",
-                        use_x=xs, presolve=ps, out=args.out, workers=args.workers,
-                        scheduler=args.scheduler, progress=not args.no_progress,
+                        use_x=xs, presolve=ps, encoding=args.encoding, out=args.out,
+                        workers=args.workers, scheduler=args.scheduler,
+                        progress=not args.no_progress,
                         retry_errors=args.retry_errors)
     except (PuzzleError, BackendError, ValueError) as exc:
         print(f"error: {one_line(str(exc))}", file=sys.stderr)

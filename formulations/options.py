@@ -6,8 +6,9 @@ both command lines and from Python, with one string-to-value conversion.
 * A **native parameter** is any other key, handed to the solver itself (CP-SAT's parameter
   names, a dimod sampler's keyword arguments) when the backend takes them (an option ``params``);
   the backend converts text with :func:`coerce` to the type the solver expects.
-* A **model switch** chooses the model, not the backend: ``x`` (cell variables) and
-  ``presolve``.
+* A **model switch** chooses the model, not the backend: ``x`` (cell variables),
+  ``presolve`` and ``encoding`` (``order``, the default, ``onehot`` or ``automaton``; the name
+  is checked where the model is built, ``formulations.model.encodings``).
 
 An unknown key is refused with the valid ones listed, wherever it comes from.
 """
@@ -17,7 +18,7 @@ import ast
 import json
 from typing import Any, Iterable, Mapping
 
-MODEL_SWITCHES: dict[str, type] = {"x": bool, "presolve": bool}
+MODEL_SWITCHES: dict[str, type] = {"x": bool, "presolve": bool, "encoding": str}
 PARAMS = "params"  # the option under which a backend takes native parameters
 
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")

@@ -162,7 +162,8 @@ class RawAnswer:
 class SolveResult:
     """A verified answer: the grid is only present when the checker accepted it.
 
-    ``use_x`` is the model variant (None: the backend works on the puzzle, no model was built);
+    ``use_x`` and ``encoding`` are the model variant (None: the backend works on the puzzle, no
+    model was built);
     ``solve_s`` the wall time of the whole backend call and ``solver_s`` the backend's own
     figure; ``second_grid`` the other solution when uniqueness was refuted.
     """
@@ -172,6 +173,7 @@ class SolveResult:
     unique: bool | None = None
     second_grid: Grid | None = None
     use_x: bool | None = None
+    encoding: str | None = None
     variables: int | None = None
     constraints: int | None = None
     build_s: float = 0.0
@@ -208,6 +210,7 @@ class SolveResult:
             "second_grid": grid_to_strings(self.second_grid) if self.second_grid else None,
             "backend": self.backend,
             "use_x": self.use_x,
+            "encoding": self.encoding,
             "variables": self.variables,
             "constraints": self.constraints,
             "build_s": round(self.build_s, 6),

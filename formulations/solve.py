@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 from . import options as opt
 from .io.common import MAX_INPUT_BYTES, InputTooLarge
+from .model.encodings import ENCODINGS
 from .model.size import DEFAULT_MAX_MODEL_MB
 from .puzzle import Puzzle, PuzzleError
 from .results import BackendError, ModelRefused, RemedyWords, SolveResult, Status
@@ -80,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     xg.add_argument("--no-x", dest="use_x", action="store_false",
                     help="build without cell variables (R = C directly); the default for cpsat")
     p.add_argument("--presolve", action="store_true", help="fix what line solving decides before the backend")
+    p.add_argument("--encoding", choices=ENCODINGS, help="the model's encoding (default order)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the grid")
     g = p.add_argument_group("backend options (passed only when given)")
     g.add_argument("--workers", type=int, help="solver threads (cpsat)")
@@ -89,7 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="inverse temperature range")
     g.add_argument("--schedule", metavar="NAME", help="beta schedule (e.g. linear, geometric)")
     g.add_argument("--weights", type=_argtype(opt.parse_mapping), metavar="F=W,...",
-                   help="penalty weight per constraint family: monotone, order, link")
+                   help="penalty weight per constraint family: monotone, order, link (order "
+                        "encoding), exactly_one, clash (onehot), one_state, transition (automaton)")
     g.add_argument("--param", type=_argtype(opt.parse_assignment), action="append", default=[],
                    metavar="KEY=VALUE",
                    help="backend/sampler-specific parameter (repeatable)")
@@ -151,6 +154,8 @@ def render(result: SolveResult, puzzle, *, ansi: bool = False) -> str:
     if result.unique is not None:
         line += ", unique" if result.unique else ", not unique"
     model = "" if result.use_x is None else " model=x" if result.use_x else " model=no-x"
+    if result.encoding not in (None, "order"):
+        model += f",{result.encoding}"
     line += (f"  backend={result.backend}{model} variables={result.variables} constraints={result.constraints}"
              f" build={result.build_s:.3f}s solve={result.solve_s:.3f}s")
     if result.energy is not None:
@@ -260,7 +265,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             0.0, args.time_limit - (time.perf_counter() - started))
         result = solve_puzzle(puzzle, backend, use_x=args.use_x, time_limit=left,
                               seed=args.seed, unique=args.unique, presolve=args.presolve,
-                              max_model_mb=args.max_model_mb, **opts)
+                              encoding=args.encoding, max_model_mb=args.max_model_mb, **opts)
     except InputTooLarge as exc:
         return out.fail(EXIT_BAD_INPUT, f"{exc} (--max-input-mb lifts it)", path=where,
                         backend=args.backend)
@@ -312,7 +317,8 @@ def _export(args: argparse.Namespace, puzzle: Puzzle, out: _Out) -> int:
                                "--presolve")
     from .model import build_model, export_bqm
 
-    nm = build_model(puzzle, use_x=args.use_x is not False, max_model_mb=args.max_model_mb)
+    nm = build_model(puzzle, use_x=args.use_x is not False, encoding=args.encoding,
+                     max_model_mb=args.max_model_mb)
     written = []
     if args.export_cqm:  # the constraints as constraints, for constrained/hybrid solvers
         from .model.cqm import export_cqm
@@ -322,7 +328,7 @@ def _export(args: argparse.Namespace, puzzle: Puzzle, out: _Out) -> int:
     print(f"wrote {', '.join(written)}", file=sys.stderr)
     if out.as_json:
         record = json_record(args.file or args.source, puzzle, SolveResult(
-            Status.UNKNOWN, "export", use_x=nm.use_x, variables=nm.model.num_variables,
+            Status.UNKNOWN, "export", use_x=nm.use_x, encoding=nm.encoding, variables=nm.model.num_variables,
             constraints=nm.model.num_constraints, message=f"wrote {', '.join(written)}"),
             EXIT_SOLVED)
         record["status"] = "exported"

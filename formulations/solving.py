@@ -7,7 +7,8 @@ from typing import Any
 import numpy as np
 
 from .clock import Deadline, OutOfTime
-from .model.order import NonogramModel, build_model
+from .model.encodings import build_model, check_encoding
+from .model.order import NonogramModel
 from .model.size import DEFAULT_MAX_MODEL_MB, ModelTooLarge
 from .puzzle import Grid, Puzzle, check_grid
 from .results import BackendError, ModelRefused, PresolveStats, RawAnswer, Remedy, SolveResult, Status
@@ -27,7 +28,8 @@ def verify(nm: NonogramModel, raw: RawAnswer, backend: str, *, build_s: float = 
     the solver's own claim is never trusted.
     ``wall_s`` is the wall time of the backend call (default: the backend's own figure).
     """
-    common = dict(backend=backend, use_x=nm.use_x, variables=nm.model.num_variables,
+    common = dict(backend=backend, use_x=nm.use_x, encoding=getattr(nm, "encoding", None),
+                  variables=nm.model.num_variables,
                   constraints=nm.model.num_constraints, build_s=build_s,
                   solve_s=raw.solve_s if wall_s is None else wall_s, solver_s=raw.solve_s,
                   energy=raw.energy, presolve=presolve, sampling=raw.sampling, info=dict(raw.info))
@@ -99,7 +101,8 @@ def _uniqueness(puzzle: Puzzle, grid: Grid, others: list[Grid], proven: bool | N
 
 def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None = None,
                  time_limit: float | None = None, seed: int | None = None, unique: bool = False,
-                 presolve: bool = False, max_model_mb: float | None = DEFAULT_MAX_MODEL_MB,
+                 presolve: bool = False, encoding: str | None = None,
+                 max_model_mb: float | None = DEFAULT_MAX_MODEL_MB,
                  **options: Any) -> SolveResult:
     """Solve ``puzzle`` with a backend (a registry name, a ``Backend``, or a dimod sampler
     object, whose ``parameters`` are then keyword arguments here:
@@ -108,6 +111,7 @@ def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None =
 
     ``use_x`` builds the model with (True) or without (False) the cell variables; None gives
     the backend the variant it solves faster (``Backend.use_x``: without x for cpsat).
+    ``encoding`` names the model's encoding (``formulations.model.encodings``; None: ``order``).
 
     ``time_limit`` (seconds) covers the whole solve: the model build, presolve, the backend's
     translation and search all read one deadline; when it runs out the result is UNKNOWN and
@@ -131,11 +135,19 @@ def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None =
     clock = Deadline(time_limit)  # from the start: importing a solver (prepare) counts too
     b = get_backend(backend)
     opts = b.prepare(options)  # install and option errors before any work
+    if encoding is not None:
+        try:
+            check_encoding(encoding)
+        except ValueError as exc:
+            raise BackendError(str(exc)) from None
     if unique and not b.supports_unique:
         raise BackendError(f"backend '{b.name}' cannot prove uniqueness; use cpsat or lines")
     if not b.uses_model:
         if presolve and not b.presolves:
             raise BackendError(f"backend '{b.name}' works on the puzzle itself; presolve does "
+                               "not apply")
+        if encoding is not None:
+            raise BackendError(f"backend '{b.name}' works on the puzzle itself; an encoding does "
                                "not apply")
         try:
             raw, wall = _timed_solve(b, puzzle, opts, time_limit=clock.left(), seed=seed,
@@ -146,10 +158,11 @@ def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None =
     ux = b.use_x if use_x is None else use_x
     if presolve:
         return _solve_presolved(puzzle, b, ux, clock, seed=seed, unique=unique, opts=opts,
-                                max_model_mb=max_model_mb)
+                                max_model_mb=max_model_mb, encoding=encoding)
     t0 = time.perf_counter()
     try:
-        nm = build_model(puzzle, use_x=ux, deadline=clock, max_model_mb=max_model_mb)
+        nm = build_model(puzzle, use_x=ux, encoding=encoding, deadline=clock,
+                         max_model_mb=max_model_mb)
     except ModelTooLarge as exc:
         remedies = (Remedy("no_x"),) if ux else ()
         raise ModelRefused(b.name, str(exc), remedies + (Remedy("memory_cap"),)) from None
@@ -184,20 +197,31 @@ def _run_and_verify(b: Any, nm: Any, opts: dict[str, Any], clock: Deadline, *, b
 
 
 def _solve_presolved(puzzle: Puzzle, b: Any, use_x: bool, clock: Deadline, *, seed: int | None,
-                     unique: bool, opts: dict[str, Any], max_model_mb: float | None) -> SolveResult:
+                     unique: bool, opts: dict[str, Any], max_model_mb: float | None,
+                     encoding: str | None = None) -> SolveResult:
     """The presolve path of :func:`solve_puzzle`: line solving on the puzzle first, then only the
     model of what is left (``formulations.model.presolve.presolve_puzzle``); a puzzle that line
-    solving decides never gets a model."""
-    from .model.presolve import presolve_puzzle
+    solving decides never gets a model. The other encodings build their full model and fix
+    what the fixed point decides in it (``formulations.model.presolve.presolve``)."""
+    from .model.presolve import presolve as presolve_model, presolve_puzzle
 
+    t0 = time.perf_counter()
     try:
-        pre = presolve_puzzle(puzzle, use_x=use_x, deadline=clock, max_model_mb=max_model_mb)
+        if encoding in (None, "order"):
+            pre = presolve_puzzle(puzzle, use_x=use_x, deadline=clock, max_model_mb=max_model_mb)
+            build_s, stats = pre.build_s, pre.stats()
+        else:
+            full = build_model(puzzle, use_x=use_x, encoding=encoding, deadline=clock,
+                               max_model_mb=max_model_mb)
+            build_s = time.perf_counter() - t0
+            t1 = time.perf_counter()
+            pre = presolve_model(full, deadline=clock)
+            stats = pre.stats(time.perf_counter() - t1)
     except ModelTooLarge as exc:
         remedies = (Remedy("no_x"),) if use_x else ()
         raise ModelRefused(b.name, str(exc), remedies + (Remedy("memory_cap"),)) from None
     except OutOfTime as exc:
         return SolveResult(Status.UNKNOWN, b.name, use_x=use_x, message=str(exc))
-    stats = pre.stats()
     if pre.infeasible:
         raw = RawAnswer(Status.INFEASIBLE, message="line solving proves the clues contradictory")
     elif pre.solved:
@@ -205,7 +229,7 @@ def _solve_presolved(puzzle: Puzzle, b: Any, use_x: bool, clock: Deadline, *, se
         raw = RawAnswer(Status.SOLVED, (np.zeros(0, dtype=np.int8),), proven_unique=True,
                         message="presolve decided every cell; backend not called")
     else:
-        return _run_and_verify(b, pre, opts, clock, build_s=pre.build_s, seed=seed,
+        return _run_and_verify(b, pre, opts, clock, build_s=build_s, seed=seed,
                                unique=unique, presolve=stats)
-    return verify(pre, raw, b.name, build_s=pre.build_s, wall_s=None, unique_asked=unique,
+    return verify(pre, raw, b.name, build_s=build_s, wall_s=None, unique_asked=unique,
                   presolve=stats)

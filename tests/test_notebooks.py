@@ -8,7 +8,7 @@ import pytest
 
 NB_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 NOTEBOOKS = ["compare_backends.ipynb", "annealing_study.ipynb", "ladder.ipynb",
-             "researcher.ipynb"]
+             "researcher.ipynb", "encodings.ipynb"]
 
 nbformat = pytest.importorskip("nbformat")
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from ..model.encodings import DEFAULT_ENCODING, check_encoding
 from ..options import MODEL_SWITCHES, route
 from ..puzzle import Puzzle, PuzzleError
 from ..results import BackendError
@@ -82,8 +83,8 @@ def _file_refs(path: Path, puzzles: list[Puzzle]) -> list[PuzzleRef]:
 
 @dataclass(frozen=True)
 class Job:
-    """One run: a puzzle, a backend with its options, a seed and the limits. ``use_x`` is None
-    for a backend that works on the puzzle (no model)."""
+    """One run: a puzzle, a backend with its options, a seed and the limits. ``use_x`` and
+    ``encoding`` are None for a backend that works on the puzzle (no model)."""
     ref: PuzzleRef
     backend: str
     options: str               # canonical JSON of the backend options
@@ -92,12 +93,15 @@ class Job:
     kill_after: float | None   # the harness kills the run after this many seconds
     use_x: bool | None = True
     presolve: bool = False
+    encoding: str | None = DEFAULT_ENCODING
     sampler: bytes | None = None  # a pickled sampler object (backends.sampler_object), named backend
 
     @property
     def key(self) -> str:
         parts = [self.ref.digest, self.backend, self.options, self.use_x, self.presolve,
                  self.seed, self.time_limit]
+        if self.encoding not in (None, DEFAULT_ENCODING):  # the default keeps the keys it had
+            parts.append(self.encoding)
         if self.sampler is not None:  # the object's state, so two differently made ones differ
             parts.append(hashlib.sha1(self.sampler).hexdigest())
         return hashlib.sha1(json.dumps(parts).encode()).hexdigest()[:16]
@@ -120,13 +124,14 @@ def lookup_backend(name: str):
 
 @dataclass(frozen=True)
 class Variant:
-    """A backend with its options; ``use_x``/``presolve`` None = the sweep's default.
+    """A backend with its options; ``use_x``/``presolve``/``encoding`` None = the sweep's default.
     ``uses_model`` is False for a backend that works on the puzzle (x and presolve do not apply)."""
     backend: str
     options: str               # canonical JSON
     use_x: bool | None = None
     presolve: bool | None = None
     uses_model: bool = True
+    encoding: str | None = None
     sampler: bytes | None = None  # a sampler object's pickle (``backend`` is then its name)
 
 
@@ -137,10 +142,10 @@ def resolve_backends(backends: str | Sequence[BackendSpec],
 
     ``backends``: ``"cpsat,sa"``, ``"all"`` (every installed backend), or a list of names and
     ``(name, options)`` pairs, where options may also hold the model switches ``x`` (False:
-    build without cell variables) and ``presolve`` (True). ``options``: per backend name, plus
-    ``"*"`` for options given to every backend that declares them. Options go through
-    :func:`formulations.options.route` (declared options, native parameters, model switches);
-    unknown names and options raise BackendError before any run."""
+    build without cell variables), ``presolve`` (True) and ``encoding`` (a name). ``options``:
+    per backend name, plus ``"*"`` for options given to every backend that declares them.
+    Options go through :func:`formulations.options.route` (declared options, native parameters,
+    model switches); unknown names and options raise BackendError before any run."""
     from backends import available_backends
     from backends.sampler_object import is_sampler
 
@@ -174,6 +179,8 @@ def resolve_backends(backends: str | Sequence[BackendSpec],
         merged.update(opts)
         try:
             routed, model = route(b, merged.items())
+            if "encoding" in model:
+                check_encoding(model["encoding"])
         except ValueError as exc:
             raise BackendError(str(exc)) from None
         b.prepare(routed)  # wrong types and bad native parameters fail before any run
@@ -184,7 +191,7 @@ def resolve_backends(backends: str | Sequence[BackendSpec],
             out.append(Variant(name, canonical_options(routed), uses_model=False))
             continue
         out.append(Variant(name, canonical_options(routed), model.get("x"), model.get("presolve"),
-                           sampler=payload))
+                           encoding=model.get("encoding"), sampler=payload))
     return out
 
 
@@ -213,17 +220,24 @@ class _SamplerNames:
 def plan_jobs(refs: Sequence[PuzzleRef], variants: Sequence[Variant], seeds: Sequence[int],
               *, time_limit: float | None, kill_after: float | None,
               use_x: bool | Sequence[bool] = True,
-              presolve: bool | Sequence[bool] = False) -> list[Job]:
+              presolve: bool | Sequence[bool] = False,
+              encoding: str | Sequence[str] | None = None) -> list[Job]:
     """puzzle x variant x model choice x seed, in that order, without duplicates. A backend
-    that works on the puzzle has no model, so it runs once per seed whatever x and presolve say."""
+    that works on the puzzle has no model, so it runs once per seed whatever x, presolve and
+    the encoding (None: ``order``) say."""
     xs = [use_x] if isinstance(use_x, bool) else list(use_x)
     ps = [presolve] if isinstance(presolve, bool) else list(presolve)
+    es = [encoding or DEFAULT_ENCODING] if encoding is None or isinstance(encoding, str) \
+        else list(encoding)
     jobs, seen = [], set()
     for ref, v in itertools.product(refs, variants):
         vx: list[bool | None] = [None] if not v.uses_model else [v.use_x] if v.use_x is not None else xs
         vp = [False] if not v.uses_model else [v.presolve] if v.presolve is not None else ps
-        for x, pre, seed in itertools.product(vx, vp, seeds):
-            job = Job(ref, v.backend, v.options, seed, time_limit, kill_after, x, pre, v.sampler)
+        ve: list[str | None] = [None] if not v.uses_model else \
+            [v.encoding] if v.encoding is not None else es
+        for enc, x, pre, seed in itertools.product(ve, vx, vp, seeds):
+            job = Job(ref, v.backend, v.options, seed, time_limit, kill_after, x, pre, enc,
+                      v.sampler)
             if job.key not in seen:
                 seen.add(job.key)
                 jobs.append(job)

@@ -30,6 +30,7 @@ class RunRecord:
     backend: str
     options: str                 # canonical JSON
     use_x: bool | None           # None: the backend works on the puzzle (no model)
+    encoding: str | None         # the model's encoding (None: no model)
     presolve: bool
     seed: int
     time_limit: float | None
@@ -88,7 +89,8 @@ def record(job: Job, status: Status | str, *, message: str = "", **values: Any) 
     base: dict[str, Any] = dict(
         key=job.key, puzzle=job.ref.name, source=job.ref.source, digest=job.ref.digest,
         size=f"{p.height}x{p.width}", height=p.height, width=p.width, cells=p.height * p.width,
-        backend=job.backend, options=job.options, use_x=job.use_x, presolve=job.presolve,
+        backend=job.backend, options=job.options, use_x=job.use_x, encoding=job.encoding,
+        presolve=job.presolve,
         seed=job.seed, time_limit=job.time_limit, status=Status(status).value, verified=False,
         energy=None, success_probability=None, time_s=None, tts_s=None, tts99_s=None,
         tts99_low_s=None, tts99_high_s=None, reads=None,
@@ -202,7 +204,8 @@ class Table(list):
 
 
 def variant_label(row: Mapping[str, Any]) -> str:
-    """Backend name plus what distinguishes its variant: options, no x, presolve."""
+    """Backend name plus what distinguishes its variant: options, no x, presolve, an encoding
+    other than the default."""
     name = row["backend"]
     opts = json.loads(row.get("options") or "{}")
     extra = [f"{k}={json.dumps(v, separators=(',', ':')) if not isinstance(v, (int, float, str)) else v}"
@@ -211,6 +214,8 @@ def variant_label(row: Mapping[str, Any]) -> str:
         extra.append("no-x")
     if row.get("presolve"):
         extra.append("presolve")
+    if row.get("encoding") not in (None, "order"):
+        extra.append(row["encoding"])
     return name + (f"[{', '.join(extra)}]" if extra else "")
 
 

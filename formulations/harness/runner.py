@@ -36,6 +36,8 @@ def run_job(job: Job) -> dict[str, Any]:
         kwargs: dict[str, Any] = dict(json.loads(job.options))
         if job.presolve:
             kwargs["presolve"] = True
+        if job.encoding is not None:
+            kwargs["encoding"] = job.encoding
         backend: Any = job.backend
         if job.sampler is not None:  # a sampler object, rebuilt here from its pickle
             from backends.sampler_object import loads

@@ -9,6 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from ..model.encodings import check_encoding
 from ..options import MODEL_SWITCHES, coerce, parse_assignment
 from ..puzzle import Puzzle
 from ..results import BackendError
@@ -22,9 +23,11 @@ def expand_options(option_texts: Sequence[str], sweep_texts: Sequence[str],
                    backend_names: Sequence[str]) -> tuple[list[BackendSpec], list[bool], list[bool]]:
     """``--option [BACKEND.]KEY=VALUE`` and ``--sweep [BACKEND.]KEY=V1,V2,...`` as backend
     variants (one per combination of swept values), plus the x / presolve values swept for
-    every backend. A key without ``BACKEND.`` goes to every backend that declares it; one that
-    no chosen backend declares (and that is no model switch) is refused. Values stay text here:
-    :func:`formulations.options.route` converts them with each backend's declared types."""
+    every backend; ``encoding`` becomes a variant of every backend that builds a model (a model
+    switch in the variant's options). A key without ``BACKEND.`` goes to every backend that
+    declares it; one that no chosen backend declares (and that is no model switch) is refused.
+    Values stay text here: :func:`formulations.options.route` converts them with each backend's
+    declared types."""
     fixed: dict[str, dict[str, Any]] = defaultdict(dict)
     grid: dict[str, dict[str, list]] = defaultdict(dict)
     xs, ps = [True], [False]
@@ -44,8 +47,16 @@ def expand_options(option_texts: Sequence[str], sweep_texts: Sequence[str],
                 raise BackendError(f"{name}: {exc}") from None
             if name == "x":
                 xs = vals
-            else:
+            elif name == "presolve":
                 ps = vals
+            else:  # encoding: checked here, a variant of each backend that builds a model
+                try:
+                    vals = [check_encoding(v) for v in vals]
+                except ValueError as exc:
+                    raise BackendError(str(exc)) from None
+                for bname, b in backends.items():
+                    if b.uses_model:
+                        (grid if is_sweep else fixed)[bname][name] = vals if is_sweep else vals[0]
             continue
         if target == "*" and not any(name in b.options for b in backends.values()):
             raise BackendError(f"unknown option '{name}': no chosen backend declares it (give "
@@ -76,12 +87,15 @@ def compare(puzzles: Iterable[str | Path | Puzzle | PuzzleRef],
             kill_after: float | None | str = "auto",
             options: Mapping[str, Mapping[str, Any]] | None = None,
             use_x: bool | Sequence[bool] = True, presolve: bool | Sequence[bool] = False,
-            out: str | Path | None = None, workers: int | None = None, scheduler: Any = None,
+            encoding: str | Sequence[str] | None = None, out: str | Path | None = None,
+            workers: int | None = None, scheduler: Any = None,
             progress: bool = True, retry_errors: bool = False, as_dataframe: bool = False,
             log: Callable[[str], None] | None = None,
             on_start: Callable[[Job, int | None], None] | None = None):
     """Run every puzzle x backend variant x seed and return the rows (a :class:`Table`, or a
-    pandas DataFrame with ``as_dataframe=True``) in plan order: puzzle, variant, x/presolve, seed.
+    pandas DataFrame with ``as_dataframe=True``) in plan order: puzzle, variant, encoding,
+    x/presolve, seed. ``encoding``: the model's encoding or encodings (None: ``order``) for every
+    backend that builds a model, unless its variant names one.
 
     With ``out``, rows are appended to that CSV as they finish and rows already there (same
     key) are not run again but are part of the returned table (``retry_errors`` re-runs error
@@ -97,7 +111,7 @@ def compare(puzzles: Iterable[str | Path | Puzzle | PuzzleRef],
     seeds = list(seeds) if seeds is not None else list(range(repeats))
     ka = default_kill_after(time_limit) if kill_after == "auto" else kill_after
     jobs = plan_jobs(refs, variants, seeds, time_limit=time_limit, kill_after=ka,
-                     use_x=use_x, presolve=presolve)
+                     use_x=use_x, presolve=presolve, encoding=encoding)
     wanted = {j.key for j in jobs}
     rows: dict[str, dict] = {}
     sink = None

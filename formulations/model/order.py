@@ -99,6 +99,20 @@ class LineEncoding:
                 const[j] += sign
         return [(tuple(t), c) for t, c in zip(terms, const)]
 
+    def decided(self, starts: Sequence[Sequence[int]]) -> dict[int, int]:
+        """The a-variables fixed when block k can only start at one of ``starts[k]`` (sorted
+        absolute positions, as line solving reports them): ``a[k,p]`` is 1 when every possible
+        start is at or before ``e_k + p`` and 0 when every one is after it."""
+        out: dict[int, int] = {}
+        for k, ss in enumerate(starts):
+            lo, hi = ss[0] - self.starts[k], ss[-1] - self.starts[k]
+            for p, v in enumerate(self.var[k]):
+                if p >= hi:
+                    out[v] = 1
+                elif p < lo:
+                    out[v] = 0
+        return out
+
     def reachable_cells(self, colour: int) -> list[bool]:
         """:meth:`reachable` for every cell of the line."""
         out = [False] * self.length
@@ -145,16 +159,24 @@ class LineEncoding:
 
 @dataclass(frozen=True)
 class NonogramModel:
-    """The backend-neutral model of a puzzle plus what is needed to read a grid back."""
+    """The backend-neutral model of a puzzle plus what is needed to read a grid back.
+
+    ``rows`` and ``cols`` hold one encoded line each: a :class:`LineEncoding` for the order
+    encoding, the line class of another encoding (``formulations.model.onehot``) otherwise.
+    Every line class offers ``kind``, ``index``, ``clue``, ``starts``, ``free``, ``var``
+    (``var[k]``: block k's variable indices), ``cells(values)``, ``encode(cells)`` and
+    ``decided(starts)``, which is all this class and presolve use."""
     puzzle: Puzzle
     model: Model
     use_x: bool
     rows: tuple[LineEncoding, ...]
     cols: tuple[LineEncoding, ...]
     cell_vars: dict = field(default_factory=dict)  # (i, j) -> {colour: var index}
+    encoding: str = "order"                        # a name of formulations.model.encodings
 
     @property
     def a_variables(self) -> int:
+        """The line variables (``a`` here, ``s`` of the one-hot encoding): the model without x."""
         return sum(len(v) for line in self.rows + self.cols for v in line.var)
 
     @property

@@ -72,13 +72,22 @@ ENERGY_CHUNK_BYTES = 1 << 27  # 128 MB: the largest temporary array an energy ev
 LOWERING_SECONDS_PER_CONSTRAINT = 8e-6  # measured ~6 us on this machine class, rounded up
 # Measured on cat15 (table above): structural constraints weigh twice the cell links.
 DEFAULT_WEIGHTS: dict[str, float] = {"monotone": 2.0, "order": 2.0, "link": 1.0}
+# The default of every family, the other encodings' too (formulations.model.onehot, .automaton),
+# measured with ``python bench/encodings_tts.py weights`` (heart5, boat10, house10; sa, 1000
+# sweeps, 50 reads, each weight 0.5-4 against link 1, beta ranges 0.1..3 to 1..30): the
+# exactly-one at the link weight and the pair exclusions at twice it were best or within noise
+# of the best in both encodings; an exactly-one above 2 was clearly worse. A family not listed
+# weighs 1.
+FAMILY_WEIGHTS: dict[str, float] = {**DEFAULT_WEIGHTS,
+                                    "exactly_one": 1.0, "clash": 2.0,      # onehot
+                                    "one_state": 1.0, "transition": 2.0}   # automaton
 
 
 def check_weights(weights: Mapping[str, Any] | None = None,
                   families: Sequence[str] = FAMILIES) -> dict[str, float]:
     """Defaults overridden by ``weights``; unknown families and non-positive or non-finite
     weights raise ValueError (a zero weight would make violated states look solved)."""
-    out = {f: DEFAULT_WEIGHTS.get(f, 1.0) for f in families}
+    out = {f: FAMILY_WEIGHTS.get(f, 1.0) for f in families}
     for key, value in (weights or {}).items():
         if key not in out:
             raise ValueError(f"unknown constraint family '{key}' in weights "
@@ -418,6 +427,8 @@ def export_bqm(nm: Any, path: str | Path, weights: Mapping[str, Any] | None = No
     if puzzle is not None:
         title = f"{puzzle.name or 'puzzle'} {puzzle.height}x{puzzle.width}" + \
                 ("" if getattr(nm, "use_x", True) else " (no x)")
+        if getattr(nm, "encoding", "order") != "order":
+            title += f", {nm.encoding} encoding"
     if ext == ".qubo":
         path.write_text(qubo_text(pen, title))
     elif ext == ".coo":

@@ -5,13 +5,15 @@ each line the set of start positions some valid placement uses. Those fix
 
 * ``x[i,j,c]`` to 1 when cell (i, j) is known to be ``c``, to 0 when ``c`` is ruled out, and
 * ``a[k,p]`` (block ``k`` started by ``e_k + p``) to 1 when every possible start is at or before
-  ``e_k + p`` and to 0 when every possible start is after it.
+  ``e_k + p`` and to 0 when every possible start is after it; in the one-hot encoding
+  ``s[k,t]`` (block ``k`` starts at ``e_k + t``) to 0 when that start is ruled out and to 1 when
+  it is the only one left (each line's encoding says which: ``decided(starts)``).
 
 Both are sound: every solution agrees with the fixed point, so no solution is lost. The reduced
 model keeps the free variables (same labels, original order) and every constraint with the fixed
 values substituted; a constraint left without variables is dropped when it holds and kept when it
 fails, so infeasibility stays visible. :class:`Presolved` duck-types ``NonogramModel`` (``model``,
-``puzzle``, ``use_x``, ``cell_vars``, ``decode``, ``encode``, ``blocking_variables``,
+``puzzle``, ``use_x``, ``encoding``, ``cell_vars``, ``decode``, ``encode``, ``blocking_variables``,
 ``a_variables``, ``x_variables``), so every backend runs on it unchanged and the common
 ``verify()`` checks the full grid rebuilt from the fixed part plus the backend's answer.
 """
@@ -77,7 +79,12 @@ class Presolved:
 
     @property
     def a_variables(self) -> int:
-        return sum(1 for v in self.free if self.original.model.labels[v][0] == "a")
+        """The free line variables (every variable that is not a cell's x)."""
+        return sum(1 for v in self.free if self.original.model.labels[v][0] != "x")
+
+    @property
+    def encoding(self) -> str:
+        return self.original.encoding
 
     @property
     def x_variables(self) -> int:
@@ -117,13 +124,7 @@ def fixed_values(nm: NonogramModel, fp: FixedPoint) -> dict[int, int]:
         starts = line_starts(line.clue, cells)
         if starts is None:  # cannot happen after a consistent fixed point
             raise ValueError(f"{line.kind} {line.index}: no placement left after the fixed point")
-        for k, ss in enumerate(starts):
-            lo, hi = ss[0] - line.starts[k], ss[-1] - line.starts[k]
-            for p, v in enumerate(line.var[k]):
-                if p >= hi:
-                    out[v] = 1
-                elif p < lo:
-                    out[v] = 0
+        out.update(line.decided(starts))
     for (i, j), cv in nm.cell_vars.items():
         d = doms[i][j]
         for c, v in cv.items():

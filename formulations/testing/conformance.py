@@ -11,6 +11,8 @@ Each check runs the backend on small puzzles built here (no files needed) and ra
         conformance.run(check, my_backend)
 
 or all at once: ``conformance.check_backend(my_backend)`` returns ``{check: problem or None}``.
+Every check takes ``encoding=`` (a name of ``formulations.model.encodings``; None: the default)
+for the model a backend gets, so the same kit runs each backend on each encoding.
 
 The checks:
 
@@ -45,6 +47,9 @@ from ..puzzle import Puzzle, check_grid, puzzle_from_grid
 from ..results import BackendError, ModelRefused, RawAnswer, SolveResult, Status
 
 TIME_LIMIT_S = 2.0
+SOLVE_LIMIT_S = 30.0
+"""The time limit of the checks' solves of solvable puzzles: ample for the kit's tiny puzzles;
+a heuristic that misses their solution runs this long each time (lower it for such a one)."""
 
 
 def allowed_s(time_limit: float) -> float:
@@ -104,11 +109,13 @@ def _complete(b: Any) -> bool:
     return bool(b.supports_unique)
 
 
-def solve(backend: Any, puzzle: Puzzle, **kwargs: Any) -> SolveResult:
+def solve(backend: Any, puzzle: Puzzle, encoding: str | None = None, **kwargs: Any) -> SolveResult:
     """``solve_puzzle`` with the backend's default model, else the model without x when the
     backend refuses the default (a backend made for tiny models)."""
     from ..solving import solve_puzzle
 
+    if encoding is not None and _get(backend).uses_model:
+        kwargs["encoding"] = encoding
     try:
         return solve_puzzle(puzzle, backend, **kwargs)
     except ModelRefused:
@@ -117,7 +124,8 @@ def solve(backend: Any, puzzle: Puzzle, **kwargs: Any) -> SolveResult:
         return solve_puzzle(puzzle, backend, **{**kwargs, "use_x": False})
 
 
-def raw_answer(backend: Any, puzzle: Puzzle, **kwargs: Any) -> tuple[RawAnswer, Any]:
+def raw_answer(backend: Any, puzzle: Puzzle, encoding: str | None = None,
+               **kwargs: Any) -> tuple[RawAnswer, Any]:
     """The backend's raw answer and what it ran on (the model, or the puzzle)."""
     from ..model import build_model
 
@@ -126,7 +134,7 @@ def raw_answer(backend: Any, puzzle: Puzzle, **kwargs: Any) -> tuple[RawAnswer, 
     if not b.uses_model:
         return b.run(puzzle, opts, **kwargs), puzzle
     for use_x in (b.use_x, False):
-        nm = build_model(puzzle, use_x=use_x)
+        nm = build_model(puzzle, use_x=use_x, encoding=encoding)
         if b.compatibility(nm) is None:
             return b.run(nm, opts, **kwargs), nm
     raise ConformanceError(f"backend '{b.name}' refuses even the {nm.model.num_variables}-variable "
@@ -139,9 +147,10 @@ def _fail(b: Any, what: str) -> None:
 
 # -- the checks -----------------------------------------------------------------------------------
 
-def check_answer_shape(backend: Any) -> None:
+def check_answer_shape(backend: Any, encoding: str | None = None) -> None:
     b = _get(backend)
-    raw, target = raw_answer(b, tiny_puzzle(), time_limit=30, seed=1)
+    raw, target = raw_answer(b, tiny_puzzle(), time_limit=SOLVE_LIMIT_S, seed=1,
+                             encoding=encoding)
     if not isinstance(raw, RawAnswer) or not isinstance(raw.status, Status):
         _fail(b, f"returned {type(raw).__name__} with status {getattr(raw, 'status', None)!r}, "
                  "not a RawAnswer with a Status")
@@ -170,33 +179,33 @@ def check_answer_shape(backend: Any) -> None:
     s = raw.sampling
     if s is not None and not (s.reads >= 1 and 0.0 <= s.success_probability <= 1.0):
         _fail(b, f"sampling figures out of range: {s}")
-    res = solve(b, tiny_puzzle(), time_limit=30, seed=1)
+    res = solve(b, tiny_puzzle(), time_limit=SOLVE_LIMIT_S, seed=1, encoding=encoding)
     if res.status is Status.SOLVED and check_grid(tiny_puzzle(), res.grid):
         _fail(b, "a verified result carries a grid that breaks the clues")  # the pipeline's bug
 
 
-def check_status_consistency(backend: Any) -> None:
+def check_status_consistency(backend: Any, encoding: str | None = None) -> None:
     b = _get(backend)
-    res = solve(b, impossible_tiny(), time_limit=2, seed=1)
+    res = solve(b, impossible_tiny(), time_limit=2, seed=1, encoding=encoding)
     if res.status is Status.SOLVED or res.grid is not None:
         _fail(b, "solved an impossible puzzle")
     if _complete(b) and res.status is not Status.INFEASIBLE:
         _fail(b, f"a complete backend left an impossible puzzle {res.status.value}: {res.message}")
     if _complete(b):
         two = two_solutions()
-        res = solve(b, two, unique=True, time_limit=30, seed=1)
+        res = solve(b, two, unique=True, time_limit=SOLVE_LIMIT_S, seed=1, encoding=encoding)
         if res.status is not Status.SOLVED or res.unique is not False:
             _fail(b, f"on a puzzle with two solutions: {res.status.value}, unique={res.unique}")
         if res.second_grid is None or res.second_grid == res.grid or check_grid(two, res.second_grid):
             _fail(b, "refuted uniqueness without a second valid grid")
 
 
-def check_time_limit_held(backend: Any) -> None:
+def check_time_limit_held(backend: Any, encoding: str | None = None) -> None:
     b = _get(backend)
     for puzzle in (impossible_12(), impossible_tiny()):
         t0 = time.perf_counter()
         try:
-            res = solve(b, puzzle, time_limit=TIME_LIMIT_S, seed=1)
+            res = solve(b, puzzle, time_limit=TIME_LIMIT_S, seed=1, encoding=encoding)
         except ModelRefused:
             continue  # refused up front, in no time: try the smaller one
         took = time.perf_counter() - t0
@@ -209,12 +218,12 @@ def check_time_limit_held(backend: Any) -> None:
     _fail(b, "refused every puzzle of the time-limit check")
 
 
-def check_seed_reproduces(backend: Any) -> None:
+def check_seed_reproduces(backend: Any, encoding: str | None = None) -> None:
     b = _get(backend)
     if not b.reproducible:
         return  # the backend does not promise it (time-sliced or multi-threaded search)
-    first = solve(b, tiny_puzzle(), time_limit=30, seed=11)
-    again = solve(b, tiny_puzzle(), time_limit=30, seed=11)
+    first = solve(b, tiny_puzzle(), time_limit=SOLVE_LIMIT_S, seed=11, encoding=encoding)
+    again = solve(b, tiny_puzzle(), time_limit=SOLVE_LIMIT_S, seed=11, encoding=encoding)
     if (first.status, first.grid, first.energy) != (again.status, again.grid, again.energy):
         _fail(b, f"seed 11 gave {first.status.value}/{first.energy} and then "
                  f"{again.status.value}/{again.energy}")
@@ -223,12 +232,10 @@ def check_seed_reproduces(backend: Any) -> None:
         _fail(b, "seed 11 gave different sampling statistics")
 
 
-def check_bad_options_refused(backend: Any) -> None:
-    from ..solving import solve_puzzle
-
+def check_bad_options_refused(backend: Any, encoding: str | None = None) -> None:
     b = _get(backend)
     try:
-        solve_puzzle(tiny_puzzle(), b, no_such_option_xyz=1)
+        solve(b, tiny_puzzle(), encoding=encoding, no_such_option_xyz=1)
     except BackendError as exc:
         if "no_such_option_xyz" not in str(exc):
             _fail(b, f"refused an unknown option without naming it: {exc}")
@@ -243,14 +250,14 @@ def check_bad_options_refused(backend: Any) -> None:
             _fail(b, f"accepted 'not-a-value' for its {typ.__name__} option '{key}'")
 
 
-def check_no_free_variables(backend: Any) -> None:
+def check_no_free_variables(backend: Any, encoding: str | None = None) -> None:
     from ..model import build_model
     from ..solving import verify, verify_grids
 
     b = _get(backend)
     for puzzle, solvable in ((fixed_by_clues(), True), (constant_contradiction(), False)):
         if b.uses_model:
-            nm = build_model(puzzle, use_x=False)
+            nm = build_model(puzzle, use_x=False, encoding=encoding)
             if nm.model.num_variables:
                 _fail(b, f"the kit's {puzzle.name} should have no variables")  # the kit's bug
             raw = b.run(nm, b.prepare({}), time_limit=10, seed=1)
@@ -285,9 +292,9 @@ def liar(backend: Any):
     return replace(b, name=f"liar-{b.name}", solve_fn=lie)
 
 
-def check_liar_caught(backend: Any) -> None:
+def check_liar_caught(backend: Any, encoding: str | None = None) -> None:
     b = _get(backend)
-    res = solve(liar(b), tiny_puzzle(), time_limit=30, seed=1)
+    res = solve(liar(b), tiny_puzzle(), time_limit=SOLVE_LIMIT_S, seed=1, encoding=encoding)
     if res.status is not Status.ERROR or res.grid is not None:
         _fail(b, f"a claimed wrong solution came out {res.status.value} (grid {res.grid})")
 
@@ -303,17 +310,17 @@ CHECKS: dict[str, Callable[[Any], None]] = {
 }
 
 
-def run(check: str, backend: Any) -> None:
+def run(check: str, backend: Any, encoding: str | None = None) -> None:
     """Run one check by name; raises ConformanceError on a failure."""
-    CHECKS[check](backend)
+    CHECKS[check](backend, encoding=encoding)
 
 
-def check_backend(backend: Any) -> dict[str, str | None]:
+def check_backend(backend: Any, encoding: str | None = None) -> dict[str, str | None]:
     """Every check: ``{name: None}`` for a pass, else the problem in words."""
     out: dict[str, str | None] = {}
     for name, fn in CHECKS.items():
         try:
-            fn(backend)
+            fn(backend, encoding=encoding)
             out[name] = None
         except (ConformanceError, BackendError) as exc:
             out[name] = str(exc)

@@ -1,0 +1,64 @@
+"""The encodings a puzzle can be built with, by name. Each builds the same kind of
+backend-neutral model (binary variables, labelled linear constraints: equalities and
+inequalities over at most two variables, so the slack-free penalty takes every one) and returns a
+:class:`~formulations.model.order.NonogramModel` that decodes, encodes and presolves the same
+way, so every backend runs on every encoding unchanged.
+
+* ``order`` (the default everywhere): ``a[k,p] = 1`` iff block k starts at or before ``e_k + p``
+  (seed 001; a domain-wall encoding of each block's start), :mod:`formulations.model.order`;
+* ``onehot``: ``s[k,t] = 1`` iff block k starts exactly at ``e_k + t``,
+  :mod:`formulations.model.onehot`;
+* ``automaton``: per cell the one-hot state of the line's automaton (the encoding of Fixstars
+  Amplify's picross example), :mod:`formulations.model.automaton`.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from ..clock import Deadline
+from ..puzzle import Puzzle
+from .order import NonogramModel
+from .size import DEFAULT_MAX_MODEL_MB, check_fits, estimate_size
+
+DEFAULT_ENCODING = "order"
+
+
+def _builders() -> dict[str, Callable[..., NonogramModel]]:
+    from . import automaton, onehot, order
+    return {"order": order.build_model, "onehot": onehot.build_model,
+            "automaton": automaton.build_model}
+
+
+ENCODINGS: tuple[str, ...] = ("order", "onehot", "automaton")
+
+
+def check_encoding(name: object) -> str:
+    """``name`` when it is an encoding's name, else ValueError naming the valid ones."""
+    if name not in ENCODINGS:
+        raise ValueError(f"unknown encoding {name!r} (choose from {', '.join(ENCODINGS)})")
+    return str(name)
+
+
+def build_model(puzzle: Puzzle, *, use_x: bool = True,
+                encoding: str | None = DEFAULT_ENCODING,
+                deadline: "Deadline | float | None" = None,
+                max_model_mb: float | None = DEFAULT_MAX_MODEL_MB) -> NonogramModel:
+    """The model of ``puzzle`` in the named encoding (None: the default, ``order``);
+    ``use_x=False`` links rows to columns directly (``R = C``).
+
+    ``deadline`` and ``max_model_mb`` bound the build as in the order builder
+    (:func:`formulations.model.order.build_model`). The other encodings are refused on the
+    order encoding's size estimate, a lower bound for them (one-hot has about as many variables
+    and more constraints, the automaton several times both), and their builders check the
+    deadline when they end."""
+    name = check_encoding(DEFAULT_ENCODING if encoding is None else encoding)
+    if name == "order":
+        from .order import build_model as build_order
+        return build_order(puzzle, use_x=use_x, deadline=deadline, max_model_mb=max_model_mb)
+    clock = Deadline.of(deadline)
+    puzzle.validate()
+    check_fits(estimate_size(puzzle, use_x), max_model_mb)
+    clock.check("building the model")
+    nm = _builders()[name](puzzle, use_x=use_x)
+    clock.check(f"building the {name} model")
+    return nm
