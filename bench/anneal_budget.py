@@ -1,13 +1,13 @@
 """The annealers' defaults with nothing but a time budget (a benchmark, not a test):
 
-    python bench/anneal_budget.py [--backends sa,tabu] [--per-size 30] [--time-limit 60]
+    python bench/anneal_budget.py [--backends sa,tabu,sa+auto] [--per-size 30] [--time-limit 60]
                                   [--sizes 20x20,25x25,30x30,40x30] [--out bench/results/anneal_budget.csv]
 
 Each run is the command line a user types, ``python -m formulations.solve FILE::KEY --backend B
 --time-limit T --json``, on a seeded sample of janko puzzles per size (read by path from
 ``../shared/corpus``): the solved fraction per size and backend, the median time to the verified
 grid, and cat15's p and TTS99 at the defaults (fixed reads, no budget). Runs interleave the
-backends puzzle by puzzle; rows are appended as they finish and a second run resumes.
+backends puzzle by puzzle (``sa+auto``: sa with ``--weights auto``); rows are appended as they finish and a second run resumes.
 The goal the project set: sa >= 90 % and tabu >= 80 % per size at 60 s; cat15 p >= 0.9, TTS99 < 5 ms.
 """
 from __future__ import annotations
@@ -24,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 JANKO = ROOT.parent / "shared" / "corpus" / "puzzlekit-dataset-janko" / "Nonogram_dataset.json"
+VARIANT_FLAGS = {"auto": ["--weights", "auto"], "x": ["--x"]}  # BACKEND+VARIANT on --backends
 FIELDS = ["size", "puzzle", "backend", "time_limit", "status", "wall_s", "batches", "message"]
 
 
@@ -63,9 +64,11 @@ def main(argv: list[str] | None = None) -> int:
                 for b in backends:  # interleaved, puzzle by puzzle
                     if (key, b) in done:
                         continue
+                    name, *extra = b.split("+")  # sa+auto: sa with --weights auto
+                    flags = [a for e in extra for a in VARIANT_FLAGS[e]]
                     p = subprocess.run(
                         [sys.executable, "-m", "formulations.solve", f"{JANKO}::{key}",
-                         "--backend", b, "--time-limit", str(args.time_limit), "--json"],
+                         "--backend", name, "--time-limit", str(args.time_limit), "--json", *flags],
                         cwd=ROOT, capture_output=True, text=True, timeout=args.time_limit * 3 + 60)
                     rec = json.loads(p.stdout)
                     row = {"size": size, "puzzle": key, "backend": b, "time_limit": args.time_limit,
@@ -90,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
 
     cat = read_puzzle(ROOT / "puzzles" / "cat15.txt")
     for b in backends:
+        if "+" in b:  # the variants need a time budget; cat15's figures are the defaults'
+            continue
         r = solve_puzzle(cat, b, seed=1)
         s = r.sampling
         print(f"cat15 {b}: p = {s.success_probability:.3f}, TTS99 = {1000 * (s.tts99_s or float('inf')):.2f} ms"

@@ -177,24 +177,31 @@ def _qbpp(p: Puzzle, seed: int) -> dict:
             "tts99_high_s": ci.high}
 
 
-def report(args: argparse.Namespace) -> None:
-    out = Path(args.out)
-    rows = list(csv.DictReader(out.open()))
-    exact = list(csv.DictReader(out.with_name(out.stem + "_exact.csv").open()))
+def best_lengths(rows: list[dict]) -> dict[tuple[str, str], dict]:
+    """Per (puzzle, sampler) the row of the anneal length with the lowest TTS99."""
     best: dict[tuple[str, str], dict] = {}
     for r in rows:
         if not r["tts99_s"]:
             continue
         key = (r["puzzle"], r["sampler"])
-        t = float(r["tts99_s"])
-        if key not in best or t < float(best[key]["tts99_s"]):
+        if key not in best or float(r["tts99_s"]) < float(best[key]["tts99_s"]):
             best[key] = r
-    groups = sorted({r["group"] for r in rows}, key=lambda g: (g.split()[0], int(g.split()[1].split("x")[0])))
+    return best
+
+
+def _groups(rows: list[dict]) -> list[str]:
+    return sorted({r["group"] for r in rows},
+                  key=lambda g: (g.split()[0], int(g.split()[1].split("x")[0])))
+
+
+def summary(rows: list[dict], exact: list[dict]) -> list[dict]:
+    """One row per group (random NxN, janko size): per sampler the median over the group's
+    puzzles of TTS99 at the optimal length, with the medians of the interval ends and how many
+    puzzles reached p > 0 at some length; per exact backend the median time to decide."""
+    best = best_lengths(rows)
     samplers = sorted({r["sampler"] for r in rows})
-    print("TTS99 at the optimal anneal length: median over the group's puzzles [median of the "
-          "95 % interval ends]; p>0 = puzzles solved at some length")
     table = []
-    for g in groups:
+    for g in _groups(rows):
         line = {"group": g}
         for s in samplers:
             bs = [b for (pz, ss), b in best.items() if ss == s and b["group"] == g]
@@ -210,18 +217,48 @@ def report(args: argparse.Namespace) -> None:
             ts = [float(x["time_s"]) for x in exact if x["group"] == g and x["backend"] == e]
             line[e] = f"{statistics.median(ts):.3g}" if ts else "-"
         table.append(line)
-    cols = ["group", *samplers, "cpsat", "lines"]
+    return table
+
+
+def read(out: Path) -> tuple[list[dict], list[dict]]:
+    """The sampler rows and the exact rows of a run."""
+    exact_path = out.with_name(out.stem + "_exact.csv")
+    rows = list(csv.DictReader(out.open())) if out.exists() else []
+    exact = list(csv.DictReader(exact_path.open())) if exact_path.exists() else []
+    return rows, exact
+
+
+def report(args: argparse.Namespace) -> None:
+    rows, exact = read(Path(args.out))
+    print("TTS99 at the optimal anneal length (seconds): median over the group's puzzles "
+          "[median of the 95 % interval ends]; p>0 = puzzles solved at some length")
+    table = summary(rows, exact)
+    cols = list(table[0]) if table else []
     print(" | ".join(cols))
     for line in table:
         print(" | ".join(str(line.get(c, "-")) for c in cols))
-    _plot(best, exact, groups, samplers, out.with_suffix(".png"))
+    fig = plot(rows, exact)
+    from formulations.show.plots import save
+
+    path = Path(args.out).with_suffix(".png")
+    save(fig, path)
+    print(f"wrote {path}")
 
 
-def _plot(best, exact, groups, samplers, path: Path) -> None:
-    from formulations.show.plots import figure, save
+def plot(rows: list[dict], exact: list[dict], ax=None):
+    """TTS99 at the optimal length against cells, one line per sampler (median over the group's
+    puzzles solved at some length, the medians of the interval ends shaded), and the exact
+    backends' time to decide. Returns the figure."""
+    from formulations.show.plots import figure
 
-    fig = figure(8, 4.8)
-    ax = fig.add_subplot()
+    best = best_lengths(rows)
+    groups = _groups(rows)
+    samplers = sorted({r["sampler"] for r in rows})
+    if ax is None:
+        fig = figure(8, 4.8)
+        ax = fig.add_subplot()
+    else:
+        fig = ax.figure
     for k, s in enumerate(samplers + ["cpsat", "lines"]):
         xs, ys, lo, hi = [], [], [], []
         for g in groups:
@@ -235,10 +272,10 @@ def _plot(best, exact, groups, samplers, path: Path) -> None:
                     hi.append(max(ts))
                 continue
             bs = [b for (pz, ss), b in best.items() if ss == s and b["group"] == g]
-            vals = [float(b["tts99_s"]) for b in bs if math.isfinite(float(b["tts99_s"]))]
-            if vals:
+            bs = [b for b in bs if math.isfinite(float(b["tts99_s"]))]
+            if bs:
                 xs.append(int(bs[0]["cells"]))
-                ys.append(statistics.median(vals))
+                ys.append(statistics.median(float(b["tts99_s"]) for b in bs))
                 lo.append(statistics.median(float(b["tts99_low_s"]) for b in bs))
                 hi.append(min(1e4, statistics.median(float(b["tts99_high_s"]) for b in bs)))
         if not xs:
@@ -257,8 +294,7 @@ def _plot(best, exact, groups, samplers, path: Path) -> None:
     ax.set_title("TTS99 at the optimal anneal length (median, 95 % interval shaded)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize="small")
-    save(fig, path)
-    print(f"wrote {path}")
+    return fig
 
 
 def main(argv: list[str] | None = None) -> int:
