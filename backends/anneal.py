@@ -295,6 +295,13 @@ DESCENT_SECONDS_PER_UNIT15 = 4e-9
 SAMPLE_CHUNK_BYTES = 1 << 26  # 64 MB of int8 samples per sampler call at most
 READS_PER_CALL = {"chunks": 1000, "tabu": 10}  # reads of an uninterruptible call at most
 CALL_BUDGET_S = 0.25  # with a time limit, an uninterruptible call's estimated length at most
+# Work around a sampler call that no interrupt function reaches, per read and per QUBO term
+# (variables + interactions): dimod scoring the random initial states before annealing starts
+# (~5e-9 here), and this package re-scoring every read exactly (~4e-9 with scipy), rounded up.
+# With a time limit a call holds at most the reads whose share of it fits CALL_SHARE of the
+# time left (at least CALL_BUDGET_S), so the limit is kept on QUBOs of millions of terms.
+POST_SECONDS_PER_READ_TERM = 1.5e-8
+CALL_SHARE = 0.05
 
 
 def _fits_one_read(plan: _Plan, kw: dict[str, Any], pen: QuadraticPenalty, clock: Deadline) -> float:
@@ -412,16 +419,22 @@ class _Samples:
 
 
 def _calls(plan: _Plan, kw: dict[str, Any], n: int, clock: Deadline,
-           read_s: float = 0.0) -> list[dict[str, Any]]:
+           read_s: float = 0.0, terms: int = 0) -> list[dict[str, Any]]:
     """The sampler calls for the reads asked: a call holds at most SAMPLE_CHUNK_BYTES of samples;
     a sampler that cannot be interrupted between reads gets at most READS_PER_CALL reads a call
     (so that Ctrl-C is heard within one call), and with a time limit ten calls or more, so the
-    clock is read in between. Calls take seed + call number; the split depends only on the
-    read count, so a seed still reproduces a run."""
+    clock is read in between; with a time limit, also no more reads than keep the part of a
+    call that no interrupt function reaches (scoring initial states, re-scoring the reads)
+    within CALL_SHARE of the time left. Calls take seed + call number; without a time limit
+    the split depends only on the read count, so a seed still reproduces a run (a time-limited
+    run on a QUBO of millions of terms splits by the time left)."""
     reads = kw.get("num_reads")
     if reads is None:
         return [kw]
     size = max(1, SAMPLE_CHUNK_BYTES // max(1, n))
+    if clock.end is not None and terms:  # the part of a call no interrupt function reaches
+        budget = max(CALL_BUDGET_S, CALL_SHARE * (clock.left() or 0.0))
+        size = min(size, max(1, int(budget / (POST_SECONDS_PER_READ_TERM * terms))))
     if "interrupt_function" not in kw:
         size = min(size, READS_PER_CALL.get(plan.time_limit, size))
         if clock.end is not None and plan.time_limit in ("interrupt", "chunks"):
@@ -486,10 +499,21 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
     spent = cpu = 0.0
     cut = False
     sinfo: dict[str, Any] = {}
-    for c in _calls(plan, kw, n, clock, read_s):
+    terms = n + len(pen.qv)
+    per_read = read_s + POST_SECONDS_PER_READ_TERM * terms
+    done = 0
+    t_first = time.perf_counter()
+    for c in _calls(plan, kw, n, clock, read_s, terms):
         if counts and clock.expired():
             cut = True
             break
+        left = clock.left()
+        if counts and left is not None and c.get("num_reads", 1) > 1:
+            # the reads of this call that fit the time left, at the pace measured so far
+            fit = max(1, int(left / max(per_read, 1e-9)))
+            if fit < c["num_reads"]:
+                c = {**c, "num_reads": fit}
+                cut = True
         t, c0 = time.perf_counter(), time.process_time()
         try:
             ss = sampler.sample(bqm, **c)
@@ -501,6 +525,7 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
         cpu += time.process_time() - c0
         if interrupted:
             break  # raised on by _sigint_as_flag once the sampler is out of the way
+        done += len(rec)
         order = np.fromiter(ss.variables, dtype=np.int64, count=len(ss.variables))
         X = np.zeros((len(rec), n), dtype=np.int8)
         X[:, order] = rec.sample
@@ -521,6 +546,7 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
         if isinstance(timing, dict) and "sampling_ns" in timing:
             sinfo["sampler_sampling_s"] = sinfo.get("sampler_sampling_s", 0.0) + timing["sampling_ns"] * 1e-9
         del X, ss, rec
+        per_read = (time.perf_counter() - t_first) / max(1, done)
     if clock.expired() and "interrupt_function" in kw:
         cut = cut or int(sum(int(x.sum()) for x in counts)) < (kw.get("num_reads") or 0)
     return _Samples(np.concatenate(energies) if energies else np.zeros(0),
