@@ -1,0 +1,160 @@
+"""The survey's two undecided puzzles, Knotty (40x40) and Faase (95x80), against the directions
+of attack that need no new solver (a benchmark, not a test):
+
+    python bench/hard_puzzles.py [--puzzles knotty,faase] [--probe-limit 600]
+
+For each puzzle (read by path from ``../shared/corpus/wolter-survey-xml/``):
+
+* ``lines``: the cells line solving leaves open (the fixed point every backend's presolve uses);
+* ``probing``: probing to a fixed point on top of it: every open cell tried in each colour and
+  propagated; a colour that fails is removed, and what every surviving colour of a cell implies
+  is kept; repeated until a whole round changes nothing (or ``--probe-limit`` seconds);
+* ``regions``: the open cells split into independent regions (two open cells are in the same
+  region when a chain of lines with open cells joins them); the puzzle is unique exactly when
+  every region is, so each region could be solved and counted alone.
+
+Prints one table row per puzzle and direction (open cells, seconds) and writes
+``bench/results/hard_puzzles.csv``. CP-SAT and ``lines`` runs on the same puzzles are the
+commands in the closing note of the issue (``python -m formulations.solve PATH --backend cpsat
+--presolve --time-limit 600``).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+SURVEY = ROOT.parent / "shared" / "corpus" / "wolter-survey-xml"
+RESULTS = ROOT / "bench" / "results"
+
+from formulations.io import read_puzzle  # noqa: E402
+from formulations.lines.engine import Engine  # noqa: E402
+
+
+def line_fixed_point(eng: Engine) -> list[int] | None:
+    state = eng.initial_state()
+    return state if eng.propagate(state, None) else None
+
+
+def probe_fixed_point(eng: Engine, state: list[int], limit_s: float) -> tuple[list[int] | None, int, bool]:
+    """Probing to a fixed point (black and white puzzles). Returns the state (None: the puzzle
+    has no solution), the number of rounds, and whether it stopped on the time limit."""
+    h, w, C = eng.h, eng.w, eng.C
+    end = time.perf_counter() + limit_s
+    rounds = 0
+    while True:
+        rounds += 1
+        changed = False
+        for i in range(h):
+            for j in range(w):
+                if time.perf_counter() > end:
+                    return state, rounds, True
+                if not (eng.unknown_mask(state, i) >> j) & 1:
+                    continue
+                children = []
+                for ci in range(C):
+                    child = list(state)
+                    eng.assign(child, i, j, ci)
+                    if eng.propagate(child, [i, h + j]):
+                        children.append(child)
+                if not children:
+                    return None, rounds, False
+                if len(children) == 1:  # the other colour fails: this one is forced
+                    new = children[0]
+                else:  # what both colours imply (a bit left in either child stays possible)
+                    new = [a | b for a, b in zip(children[0], children[1])]
+                    new = [s & n for s, n in zip(state, new)]
+                if new != state:
+                    state = new
+                    if not eng.propagate(state, None):
+                        return None, rounds, False
+                    changed = True
+        if not changed:
+            return state, rounds, False
+
+
+def regions(eng: Engine, state: list[int]) -> list[int]:
+    """Sizes (open cells) of the independent regions: components of the graph whose nodes are
+    lines and whose edges are open cells (a cell joins its row and its column)."""
+    h, w = eng.h, eng.w
+    parent = list(range(h + w))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    cells = []
+    for i in range(h):
+        m = eng.unknown_mask(state, i)
+        for j in range(w):
+            if m >> j & 1:
+                cells.append((i, j))
+                a, b = find(i), find(h + j)
+                if a != b:
+                    parent[a] = b
+    sizes: dict[int, int] = {}
+    for i, _ in cells:
+        r = find(i)
+        sizes[r] = sizes.get(r, 0) + 1
+    return sorted(sizes.values(), reverse=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--puzzles", default="knotty,faase")
+    ap.add_argument("--probe-limit", type=float, default=600.0, help="seconds of probing at most")
+    ap.add_argument("--out", default=str(RESULTS / "hard_puzzles.csv"))
+    args = ap.parse_args(argv)
+    rows = []
+    for name in args.puzzles.split(","):
+        path = SURVEY / f"{name}.xml"
+        if not path.is_file():
+            print(f"{path}: not found (the corpus is read by path, never copied)", file=sys.stderr)
+            continue
+        puzzle = read_puzzle(path)
+        eng = Engine(puzzle)
+        cells = puzzle.height * puzzle.width
+        t0 = time.perf_counter()
+        state = line_fixed_point(eng)
+        t_lines = time.perf_counter() - t0
+        if state is None:
+            print(f"{name}: line solving proves it has no solution")
+            continue
+        open_lines = eng.unknown_count(state)
+        rows.append({"puzzle": name, "direction": "lines", "cells": cells, "open": open_lines,
+                     "seconds": round(t_lines, 3), "note": ""})
+        t0 = time.perf_counter()
+        probed, rounds, cut = probe_fixed_point(eng, state, args.probe_limit)
+        t_probe = time.perf_counter() - t0
+        if probed is None:
+            rows.append({"puzzle": name, "direction": "probing", "cells": cells, "open": 0,
+                         "seconds": round(t_probe, 3), "note": "no solution"})
+            continue
+        rows.append({"puzzle": name, "direction": "probing", "cells": cells,
+                     "open": eng.unknown_count(probed), "seconds": round(t_probe, 3),
+                     "note": f"{rounds} rounds" + (" (time limit)" if cut else "")})
+        sizes = regions(eng, probed)
+        rows.append({"puzzle": name, "direction": "regions", "cells": cells,
+                     "open": sizes[0] if sizes else 0, "seconds": 0.0,
+                     "note": f"{len(sizes)} regions, largest {sizes[:5]}"})
+        for r in rows[-3:]:
+            print(f"{r['puzzle']:<8} {r['direction']:<8} open {r['open']:>5} of {r['cells']}"
+                  f"  {r['seconds']:8.2f} s  {r['note']}", flush=True)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", newline="") as f:
+        wr = csv.DictWriter(f, ["puzzle", "direction", "cells", "open", "seconds", "note"])
+        wr.writeheader()
+        wr.writerows(rows)
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
