@@ -150,9 +150,16 @@ class Engine:
         C, cols, w = self.C, self.colours, self.w
         if C == 2:
             val = (cols[0], cols[1])
-            return tuple(tuple(UNKNOWN if (W >> j) & (K >> j) & 1 else val[(K >> j) & 1]
-                               for j in range(w))
-                         for W, K in zip(state[0:2 * self.h:2], state[1:2 * self.h:2]))
+            fast = max(val) < 256 and min(val) >= 0
+            table = bytes.maketrans(b"01", bytes(val)) if fast else None
+            rows = []
+            for W, K in zip(state[0:2 * self.h:2], state[1:2 * self.h:2]):
+                if fast and not W & K:  # every cell decided: the row's bits as text, reversed
+                    rows.append(tuple(format(K, f"0{w}b")[::-1].encode().translate(table)))
+                else:
+                    rows.append(tuple(UNKNOWN if (W >> j) & (K >> j) & 1 else val[(K >> j) & 1]
+                                      for j in range(w)))
+            return tuple(rows)
         out = []
         for i in range(self.h):
             masks = state[i * C:(i + 1) * C]
