@@ -1,11 +1,12 @@
 """The nonograms.org reader: real saved pages (from the shared corpus), the real header records
 of nonograms.ru 1039, synthetic arrays of real published answers, and every kind of bad input.
 
-Real data (see tests/data/nonograms_org/README.md and the corpus folder's README):
-* two saved nonograms.org pages, 8543 "Deer" and 61475 "Reading a book" (black and white):
-  the array's id, size and title agree with what the page says elsewhere, the record layout
-  (run block, then one counted block) accounts for every record, and the derived clues have
-  exactly one solution;
+Real data (see tests/data/nonograms_org/README.md):
+* saved nonograms.org pages when the shared corpus has them (``nonograms-org-pages/*.html``;
+  the checks were written for 8543 "Deer" and 61475 "Reading a book"): the array's id, size and
+  title agree with what the page says elsewhere, the record layout (run block, then one counted
+  block) accounts for every record, and the derived clues have exactly one solution. No saved
+  page is in the corpus today (no network here, none found in public sources): these skip;
 * three quoted records of nonograms.ru 1039: the id and width formulas give 1039 and 50.
 No real colour array was found: colour decoding is checked on synthetic arrays only.
 """
