@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import backends
-from formulations.io.writers import write_non, write_text
+from formulations.io.writers import write_non
 from formulations.puzzle import puzzle_from_grid
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -5,7 +5,6 @@ import itertools
 from pathlib import Path
 
 import numpy as np
-import pytest
 from hypothesis import given, settings, strategies as st
 
 from formulations.model import build_model

@@ -32,8 +32,8 @@ import numpy as np
 
 from ..puzzle import BACKGROUND, Clue, Puzzle, gaps, line_runs
 from .linear import Model, Sense
-from .links import COL, ROW, add_links
-from .order import NonogramModel, _gc_paused
+from .links import packed_starts
+from .order import NonogramModel, build_from_lines
 
 ENCODING = "automaton"
 FAMILIES = ("one_state", "transition", "link")
@@ -177,14 +177,7 @@ def reachable_states(clue: Clue, n: int, starts: Sequence[int], free: int) -> li
 
 def _encode_line(model: Model, kind: str, index: int, clue: Clue, n: int) -> AutomatonLine:
     """Add a line's state variables, its exactly-one and its transition constraints."""
-    g = gaps(clue)
-    starts, e = [], 0
-    for k, b in enumerate(clue):
-        starts.append(e)
-        e += b.length + (g[k] if k < len(g) else 0)
-    free = n - e if clue else 0
-    if free < 0:
-        raise ValueError(f"{kind} {index}: clue does not fit")
+    starts, free = packed_starts(clue, n, kind, index)
     reach = reachable_states(clue, n, starts, free)
     labels, where = [], []
     for j, qs in enumerate(reach):
@@ -223,15 +216,6 @@ def _encode_line(model: Model, kind: str, index: int, clue: Clue, n: int) -> Aut
 
 def build_model(puzzle: Puzzle, *, use_x: bool = True) -> NonogramModel:
     """Build the automaton-state model of ``puzzle`` (``use_x=False``: ``R = C``)."""
-    puzzle.validate()
-    with _gc_paused():
-        return _build(puzzle, use_x)
+    return build_from_lines(puzzle, use_x, _encode_line, ENCODING)
 
 
-def _build(puzzle: Puzzle, use_x: bool) -> NonogramModel:
-    model = Model()
-    h, w = puzzle.height, puzzle.width
-    rows = tuple(_encode_line(model, ROW, i, puzzle.rows[i], w) for i in range(h))
-    cols = tuple(_encode_line(model, COL, j, puzzle.columns[j], h) for j in range(w))
-    cell_vars = add_links(model, puzzle, rows, cols, use_x)
-    return NonogramModel(puzzle, model, use_x, rows, cols, cell_vars, ENCODING)

@@ -11,10 +11,35 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..puzzle import Puzzle
+from ..puzzle import Clue, Puzzle, gaps
 from .linear import Model, Sense
 
 ROW, COL = "row", "col"
+
+
+def packed_starts(clue: Clue, n: int, kind: str, index: int) -> tuple[list[int], int]:
+    """Each block's leftmost start (the blocks packed to the left, ``e_k``) and the line's free
+    space; ValueError when the clue does not fit its ``n`` cells."""
+    g = gaps(clue)
+    starts, e = [], 0
+    for k, b in enumerate(clue):
+        starts.append(e)
+        e += b.length + (g[k] if k < len(g) else 0)
+    free = n - e if clue else 0
+    if free < 0:
+        raise ValueError(f"{kind} {index}: clue does not fit")
+    return starts, free
+
+
+def reachable_cells(clue: Clue, starts: Sequence[int], free: int, colour: int,
+                    n: int) -> list[bool]:
+    """Whether some placement of the line's blocks paints each of its ``n`` cells ``colour``."""
+    out = [False] * n
+    for k, b in enumerate(clue):
+        if b.colour == colour:
+            s = starts[k]
+            out[s:s + free + b.length] = [True] * (free + b.length)
+    return out
 
 
 def add_links(model: Model, puzzle: Puzzle, rows: Sequence[Any], cols: Sequence[Any],

@@ -26,10 +26,10 @@ from typing import Sequence
 
 import numpy as np
 
-from ..puzzle import BACKGROUND, Clue, Puzzle, gaps, line_runs
+from ..puzzle import BACKGROUND, Clue, Puzzle, line_runs
 from .linear import Model, Sense
-from .links import COL, ROW, add_links
-from .order import NonogramModel, _gc_paused
+from .links import packed_starts, reachable_cells
+from .order import NonogramModel, build_from_lines
 
 ENCODING = "onehot"
 FAMILIES = ("exactly_one", "clash", "link")
@@ -107,24 +107,12 @@ class OneHotLine:
 
     def reachable_cells(self, colour: int) -> list[bool]:
         """Whether some placement paints each cell with this colour."""
-        out = [False] * self.length
-        for k, b in enumerate(self.clue):
-            if b.colour == colour:
-                s = self.starts[k]
-                out[s:s + self.free + b.length] = [True] * (self.free + b.length)
-        return out
+        return reachable_cells(self.clue, self.starts, self.free, colour, self.length)
 
 
 def _encode_line(model: Model, kind: str, index: int, clue: Clue, n: int) -> OneHotLine:
     """Add a line's s-variables, its exactly-one and its clash constraints."""
-    g = gaps(clue)
-    starts, e = [], 0
-    for k, b in enumerate(clue):
-        starts.append(e)
-        e += b.length + (g[k] if k < len(g) else 0)
-    free = n - e if clue else 0
-    if free < 0:
-        raise ValueError(f"{kind} {index}: clue does not fit")
+    starts, free = packed_starts(clue, n, kind, index)
     per = free + 1 if free > 0 else 0  # no variables for a line without free space
     blocks = len(clue)
     labels = [("s", kind, index, k, t) for k in range(blocks) for t in range(per)]
@@ -145,15 +133,6 @@ def _encode_line(model: Model, kind: str, index: int, clue: Clue, n: int) -> One
 
 def build_model(puzzle: Puzzle, *, use_x: bool = True) -> NonogramModel:
     """Build the one-hot model of ``puzzle`` (``use_x=False``: rows linked to columns directly)."""
-    puzzle.validate()
-    with _gc_paused():
-        return _build(puzzle, use_x)
+    return build_from_lines(puzzle, use_x, _encode_line, ENCODING)
 
 
-def _build(puzzle: Puzzle, use_x: bool) -> NonogramModel:
-    model = Model()
-    h, w = puzzle.height, puzzle.width
-    rows = tuple(_encode_line(model, ROW, i, puzzle.rows[i], w) for i in range(h))
-    cols = tuple(_encode_line(model, COL, j, puzzle.columns[j], h) for j in range(w))
-    cell_vars = add_links(model, puzzle, rows, cols, use_x)
-    return NonogramModel(puzzle, model, use_x, rows, cols, cell_vars, ENCODING)

@@ -16,9 +16,10 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from ..puzzle import BACKGROUND, Clue, Grid, Puzzle, gaps, line_runs
+from ..puzzle import BACKGROUND, Clue, Grid, Puzzle, line_runs
 from ..clock import NO_DEADLINE, Deadline
 from .linear import Model, Sense
+from .links import packed_starts, reachable_cells
 from .size import DEFAULT_MAX_MODEL_MB, check_fits, estimate_size
 
 ROW, COL = "row", "col"
@@ -115,12 +116,7 @@ class LineEncoding:
 
     def reachable_cells(self, colour: int) -> list[bool]:
         """:meth:`reachable` for every cell of the line."""
-        out = [False] * self.length
-        for k, b in enumerate(self.clue):
-            if b.colour == colour:
-                s = self.starts[k]
-                out[s:s + self.free + b.length] = [True] * (self.free + b.length)
-        return out
+        return reachable_cells(self.clue, self.starts, self.free, colour, self.length)
 
     def reachable(self, colour: int, j: int) -> bool:
         """Whether some placement paints cell j with this colour."""
@@ -227,14 +223,7 @@ def _encode_line(model: Model, kind: str, index: int, clue: Clue, n: int,
     """Add a line's variables and its monotone and order constraints. ``up`` and ``down`` hold
     every variable's terms ``(v, 1)`` and ``(v, -1)`` so far and get this line's appended: built
     once, they are shared by all the constraints of a variable."""
-    g = gaps(clue)
-    starts, e = [], 0
-    for k, b in enumerate(clue):
-        starts.append(e)
-        e += b.length + (g[k] if k < len(g) else 0)
-    free = n - e if clue else 0
-    if free < 0:
-        raise ValueError(f"{kind} {index}: clue does not fit")
+    starts, free = packed_starts(clue, n, kind, index)
     # a line's variables are consecutive, block by block: a[k,p] is base + k * free + p
     blocks = len(clue)
     base = model.add_vars([("a", kind, index, k, p) for k in range(blocks) for p in range(free)]).start
@@ -267,6 +256,21 @@ def _gc_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def build_from_lines(puzzle: Puzzle, use_x: bool, encode_line, encoding: str) -> NonogramModel:
+    """The model of an encoding whose lines are built one by one (``encode_line(model, kind,
+    index, clue, n)``) and tied by the shared cell links (:func:`.links.add_links`)."""
+    from .links import COL, ROW, add_links
+
+    puzzle.validate()
+    with _gc_paused():
+        model = Model()
+        h, w = puzzle.height, puzzle.width
+        rows = tuple(encode_line(model, ROW, i, puzzle.rows[i], w) for i in range(h))
+        cols = tuple(encode_line(model, COL, j, puzzle.columns[j], h) for j in range(w))
+        cell_vars = add_links(model, puzzle, rows, cols, use_x)
+        return NonogramModel(puzzle, model, use_x, rows, cols, cell_vars, encoding)
 
 
 def build_model(puzzle: Puzzle, *, use_x: bool = True, deadline: Deadline | float | None = None,

@@ -374,7 +374,7 @@ def presolve_puzzle(puzzle: Puzzle, *, use_x: bool = True, deadline: Deadline | 
     reduced model is checked against ``max_model_mb`` before it is built (ModelTooLarge), and
     ``deadline`` stops line solving and the build with OutOfTime."""
     from ..lines.engine import Engine
-    from .size import ModelSize, check_fits
+    from .size import check_fits
 
     puzzle.validate()
     clock = Deadline.of(deadline)
