@@ -216,6 +216,15 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
     kw = _sample_kwargs(plan, sampler, pen, seed=seed, reads=reads, sweeps=sweeps,
                         beta_range=beta_range, beta_schedule=beta_schedule, params=params)
     clock.check("QUBO lowering")
+    if (until_solved or auto_weights) and sweeps is None and "num_sweeps" in kw \
+            and "num_sweeps" not in (params or {}) and clock.end is not None:
+        # the automatic schedule's length is a default, not a demand: with a time budget the
+        # first batch anneals at most as long as lets a read take BUDGET_FIRST_READ of the time
+        # left (later batches double it while time remains)
+        per_sweep = _read_seconds(plan, kw, pen, 1)
+        cap = int(BUDGET_FIRST_READ * (clock.left() or 0.0) / max(per_sweep, 1e-12))
+        if cap < kw["num_sweeps"]:
+            kw["num_sweeps"] = max(MIN_BUDGET_SWEEPS, cap)
     read_s = _fits_one_read(plan, kw, pen, clock)
     bqm = pen.to_bqm(labels="index")
     if plan.time_limit == "tabu":
@@ -304,14 +313,23 @@ POST_SECONDS_PER_READ_TERM = 1.5e-8
 CALL_SHARE = 0.05
 
 
+BUDGET_FIRST_READ = 0.1   # with a time budget, the first read's share of the time left at most
+MIN_BUDGET_SWEEPS = 10
+
+
+def _read_seconds(plan: _Plan, kw: dict[str, Any], pen: QuadraticPenalty, sweeps: int) -> float:
+    """The estimated seconds of one annealing read of ``sweeps`` sweeps (SA_SECONDS_PER_SWEEP_UNIT)."""
+    size = pen.num_variables + 2 * len(pen.qv)
+    return plan.read_cost * (kw.get("trotter") or 1) * sweeps * size * SA_SECONDS_PER_SWEEP_UNIT
+
+
 def _fits_one_read(plan: _Plan, kw: dict[str, Any], pen: QuadraticPenalty, clock: Deadline) -> float:
     """A read cannot be interrupted (samplers check between reads): refuse up front when one
     read's estimated time does not fit the time left. Returns the estimate (0: unknown)."""
     size = pen.num_variables + 2 * len(pen.qv)
     if plan.name == "sa" or "num_sweeps" in kw:
         sweeps = kw.get("num_sweeps") or len(kw.get("beta_schedule") or ()) or SA_SWEEPS
-        cost = plan.read_cost * (kw.get("trotter") or 1)
-        estimate = cost * sweeps * size * SA_SECONDS_PER_SWEEP_UNIT
+        estimate = _read_seconds(plan, kw, pen, sweeps)
         clock.fits(f"first annealing read ({sweeps} sweeps over {size:.3g} couplings)", estimate)
         return estimate
     if plan.name == "descent":
