@@ -380,8 +380,9 @@ def _until_solved(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
                   clock: Deadline, got: "_Samples", batches: list, *, auto_weights: bool = False,
                   ) -> tuple["_Samples", dict, QuadraticPenalty]:
     """The command line's use of a time budget: while no read has reached energy 0, sample
-    another batch, annealing SWEEP_GROWTH times longer (for samplers with sweeps) with as many
-    reads as fit about half the time left, until a ground state or the time limit. With
+    another batch, annealing SWEEP_GROWTH times longer (for samplers with sweeps; at the same
+    length once a longer read would take more than half the time left) with as many reads as
+    fit about half the time left, until a ground state or the time limit. With
     ``auto_weights`` each batch also re-weighs the families the best sample so far breaks
     (:func:`_reweighted`). Returns the last batch (its reads give the statistics) with the best
     sample over all batches, and the penalty of the last batch."""
@@ -403,6 +404,10 @@ def _until_solved(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
             nxt["num_sweeps"] = min(MAX_SWEEPS, nxt["num_sweeps"] * SWEEP_GROWTH)
             t_read *= nxt["num_sweeps"] / kw["num_sweeps"]
         left = clock.left() or 0.0
+        if t_read > 0.5 * left and "num_sweeps" in nxt and nxt["num_sweeps"] != kw["num_sweeps"]:
+            # the doubled length would take the rest of the time: more reads at this length
+            t_read *= kw["num_sweeps"] / nxt["num_sweeps"]
+            nxt["num_sweeps"] = kw["num_sweeps"]
         if t_read > left + FIT_SLACK_S:
             break  # not even one read of the next length fits
         if "num_reads" in nxt:
