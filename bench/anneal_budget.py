@@ -1,13 +1,13 @@
 """The annealers' defaults with nothing but a time budget (a benchmark, not a test):
 
-    python bench/anneal_budget.py [--backends sa,tabu,sa+auto] [--per-size 30] [--time-limit 60]
+    python bench/anneal_budget.py [--backends sa,tabu,sa+x] [--per-size 30] [--time-limit 60]
                                   [--sizes 20x20,25x25,30x30,40x30] [--out bench/results/anneal_budget.csv]
 
 Each run is the command line a user types, ``python -m formulations.solve FILE::KEY --backend B
 --time-limit T --json``, on a seeded sample of janko puzzles per size (read by path from
 ``../shared/corpus``): the solved fraction per size and backend, the median time to the verified
 grid, and cat15's p and TTS99 at the defaults (fixed reads, no budget). Runs interleave the
-backends puzzle by puzzle (``sa+auto``: sa with ``--weights auto``); rows are appended as they finish and a second run resumes.
+backends puzzle by puzzle (``sa+x``: sa on the model with x); rows are appended as they finish and a second run resumes.
 The goal the project set: sa >= 90 % and tabu >= 80 % per size at 60 s; cat15 p >= 0.9, TTS99 < 5 ms.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 JANKO = ROOT.parent / "shared" / "corpus" / "puzzlekit-dataset-janko" / "Nonogram_dataset.json"
-VARIANT_FLAGS = {"auto": ["--weights", "auto"], "x": ["--x"]}  # BACKEND+VARIANT on --backends
+VARIANT_FLAGS = {"x": ["--x"]}  # BACKEND+VARIANT on --backends: sa+x is sa with the x model
 FIELDS = ["size", "puzzle", "backend", "time_limit", "status", "wall_s", "batches", "message"]
 
 
@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
                 for b in backends:  # interleaved, puzzle by puzzle
                     if (key, b) in done:
                         continue
-                    name, *extra = b.split("+")  # sa+auto: sa with --weights auto
+                    name, *extra = b.split("+")  # sa+x: sa on the model with x
                     flags = [a for e in extra for a in VARIANT_FLAGS[e]]
                     p = subprocess.run(
                         [sys.executable, "-m", "formulations.solve", f"{JANKO}::{key}",

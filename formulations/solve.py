@@ -90,11 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--beta-range", type=_argtype(opt.parse_floats, 2), metavar="LO,HI",
                    help="inverse temperature range")
     g.add_argument("--schedule", metavar="NAME", help="beta schedule (e.g. linear, geometric)")
-    g.add_argument("--weights", type=_argtype(_parse_weights), metavar="F=W,...|auto",
+    g.add_argument("--weights", type=_argtype(opt.parse_mapping), metavar="F=W,...",
                    help="penalty weight per constraint family: monotone, order, link (order "
-                        "encoding), exactly_one, clash (onehot), one_state, transition (automaton); "
-                        "'auto': raise the weights of the families the best samples break, batch "
-                        "after batch, within --time-limit")
+                        "encoding), exactly_one, clash (onehot), one_state, transition (automaton)")
     g.add_argument("--param", type=_argtype(opt.parse_assignment), action="append", default=[],
                    metavar="KEY=VALUE",
                    help="backend/sampler-specific parameter (repeatable)")
@@ -119,11 +117,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _parse_weights(text: str) -> Any:
-    """``--weights``: ``F=W,...`` or ``auto`` (the calibration of ``auto_weights``)."""
-    return "auto" if text.strip().lower() == "auto" else opt.parse_mapping(text)
-
-
 def _options(args: argparse.Namespace, backend) -> dict[str, Any]:
     """The backend options the flags give, then ``--param`` pairs, all through one path
     (:func:`formulations.options.route`)."""
@@ -131,7 +124,6 @@ def _options(args: argparse.Namespace, backend) -> dict[str, Any]:
         ("workers", "workers"), ("reads", "reads"), ("sweeps", "sweeps"),
         ("beta_range", "beta_range"), ("schedule", "beta_schedule"), ("weights", "weights"))
         if getattr(args, flag) is not None]
-    flags = [("auto_weights", True) if (k, v) == ("weights", "auto") else (k, v) for k, v in flags]
     try:
         options, _ = opt.route(backend, flags + list(args.param), switches=False)
     except ValueError as exc:
@@ -332,9 +324,6 @@ def _export(args: argparse.Namespace, puzzle: Puzzle, out: _Out) -> int:
         from .model.cqm import export_cqm
         written.append(str(export_cqm(nm, args.export_cqm)))
     if args.export_bqm:
-        if args.weights == "auto":
-            raise BackendError("--weights auto calibrates while sampling; an export takes fixed "
-                               "weights (F=W,...) or the defaults")
         written.append(export_bqm(nm, args.export_bqm, weights=args.weights))
     print(f"wrote {', '.join(written)}", file=sys.stderr)
     if out.as_json:

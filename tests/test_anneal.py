@@ -232,35 +232,3 @@ def test_a_time_budget_samples_batch_after_batch_until_a_verified_grid():
     # without the budget mode the same call reports what one batch found
     r1 = solve_puzzle(CAT, "sa", use_x=False, sweeps=1, reads=10, seed=1, time_limit=30)
     assert r1.status is Status.UNKNOWN and "batches" not in r1.info
-
-
-def test_auto_weights_raise_only_the_families_the_best_sample_breaks():
-    from backends.anneal import AUTO_WEIGHT_CAP, _reweighted
-
-    nm = build_model(CAT, use_x=True)
-    pen = lower(nm)
-    x = nm.encode(solve_puzzle(CAT, "cpsat").grid).copy()
-    # break exactly one cell link: flip one cell variable x of a black cell
-    cell = next(v for (i, j), cols in nm.cell_vars.items() for v in cols.values()
-                if x[v] == 1)
-    x[cell] = 0
-    broken = {f for f, e in zip(pen.terms.family_names, pen.family_energies(x[None, :])[0]) if e}
-    assert broken == {"link"}
-    new = _reweighted(pen, x, dict(pen.weights))
-    assert new.weights == {**pen.weights, "link": 2 * pen.weights["link"]}
-    for _ in range(10):  # capped
-        new = _reweighted(new, x, dict(pen.weights))
-    assert new.weights["link"] == AUTO_WEIGHT_CAP * pen.weights["link"]
-    assert _reweighted(pen, nm.encode(solve_puzzle(CAT, "cpsat").grid), pen.weights) is pen
-    assert new.energy(x) > 0 and new.energy(nm.encode(solve_puzzle(CAT, "cpsat").grid)) == 0
-
-
-def test_auto_weights_on_a_sampler_report_each_batch_weights():
-    r = solve_puzzle(CAT, "sa", use_x=False, sweeps=1, reads=5, seed=2, time_limit=30,
-                     auto_weights=True)
-    assert r.status is Status.SOLVED and check_grid(CAT, r.grid) == []
-    ws = [b["weights"] for b in r.info["batches"]]
-    assert ws[0] == {"monotone": 2.0, "order": 2.0, "link": 1.0}
-    assert len(ws) >= 2 and ws[-1] != ws[0] and r.info["weights"] == ws[-1]
-    with pytest.raises(BackendError, match="time limit"):
-        solve_puzzle(CAT, "sa", auto_weights=True)
