@@ -173,6 +173,19 @@ def test_a_run_out_of_time_says_in_which_stage(tmp_path):
         assert record["status"] == "unknown" and "time limit" in record["message"]
 
 
+def test_lines_keeps_the_time_limit_on_a_1000x1000_puzzle():
+    # every guess ranks the open cells by placement counts over all 2,000 lines (seconds each
+    # time at this size): the search reads the clock line by line, not only between nodes
+    from formulations.solving import solve_puzzle
+
+    rng = random.Random(3)
+    grid = tuple(tuple(int(rng.random() < 0.55) for _ in range(1000)) for _ in range(1000))
+    t0 = time.perf_counter()
+    r = solve_puzzle(puzzle_from_grid(grid), "lines", time_limit=1.0)
+    assert r.status.value == "unknown" and "time limit" in r.message
+    assert time.perf_counter() - t0 < 1.0 + 2.0  # generous: a shared machine
+
+
 def test_a_model_over_the_memory_cap_is_refused_before_it_is_built(tmp_path):
     p = run(_big(tmp_path, 150), "--json", "--max-model-mb", "50")
     record = one_json(p)

@@ -580,7 +580,12 @@ class _Search:
         with that colour."""
         eng = self.eng
         C, h = eng.C, eng.h
-        probs = [self._line_probabilities(state, line) for line in range(eng.nlines)]
+        end = self.end
+        probs = []
+        for line in range(eng.nlines):  # O(cells x blocks) a line: the clock is read per line
+            if end is not None and time.perf_counter() > end:
+                raise OutOfTime("choosing a guess (line placement counts)")
+            probs.append(self._line_probabilities(state, line))
         scored = []
         for i, j in self._open_cells(state):
             pr, pc = probs[i], probs[h + j]
