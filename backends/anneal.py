@@ -305,6 +305,10 @@ CALL_BUDGET_S = 0.25  # with a time limit, an uninterruptible call's estimated l
 # time left (at least CALL_BUDGET_S), so the limit is kept on QUBOs of millions of terms.
 POST_SECONDS_PER_READ_TERM = 1.5e-8
 CALL_SHARE = 0.05
+# ... and once per call, whatever its reads: dwave-samplers turning the BQM into its arrays
+# (0.85 s a call on random100's 2.6M terms here), rounded up. A call that cannot end in the
+# time left is not started; a call's reads are worth at least this overhead.
+CALL_SECONDS_PER_TERM = 3.5e-7
 
 
 BUDGET_FIRST_READ = 0.1   # with a time budget, the first read's share of the time left at most
@@ -417,7 +421,8 @@ def _calls(plan: _Plan, kw: dict[str, Any], n: int, clock: Deadline,
         return [kw]
     size = max(1, SAMPLE_CHUNK_BYTES // max(1, n))
     if clock.end is not None and terms:  # the part of a call no interrupt function reaches
-        budget = max(CALL_BUDGET_S, CALL_SHARE * (clock.left() or 0.0))
+        budget = max(CALL_BUDGET_S, CALL_SHARE * (clock.left() or 0.0),
+                     CALL_SECONDS_PER_TERM * terms)
         size = min(size, max(1, int(budget / (POST_SECONDS_PER_READ_TERM * terms))))
     if "interrupt_function" not in kw:
         size = min(size, READS_PER_CALL.get(plan.time_limit, size))
@@ -492,9 +497,12 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
             cut = True
             break
         left = clock.left()
+        if counts and left is not None and left < CALL_SECONDS_PER_TERM * terms + per_read:
+            cut = True  # not even one read of another call fits
+            break
         if counts and left is not None and c.get("num_reads", 1) > 1:
             # the reads of this call that fit the time left, at the pace measured so far
-            fit = max(1, int(left / max(per_read, 1e-9)))
+            fit = max(1, int((left - CALL_SECONDS_PER_TERM * terms) / max(per_read, 1e-9)))
             if fit < c["num_reads"]:
                 c = {**c, "num_reads": fit}
                 cut = True

@@ -182,14 +182,24 @@ def _timed_solve(b: Any, target: Any, opts: dict[str, Any], **kwargs: Any) -> tu
     return raw, time.perf_counter() - t0
 
 
+# Decoding and checking an answer (the clues, and the model's constraints up to a million),
+# per model constraint: about 1.3 us on random100's 215k constraints here, rounded up. The
+# backend gets the time limit less this (at most a tenth of it).
+VERIFY_SECONDS_PER_CONSTRAINT = 2e-6
+
+
 def _run_and_verify(b: Any, nm: Any, opts: dict[str, Any], clock: Deadline, *, build_s: float,
                     seed: int | None, unique: bool, presolve: PresolveStats | None = None,
                     ) -> SolveResult:
     """The backend on ``nm`` with the time left, then verification; a backend stage that runs out
     of time (its translation, a lowering) gives an UNKNOWN result naming it."""
     t0 = time.perf_counter()
+    left = clock.left()
+    if left is not None:  # the check after the backend belongs to the same time limit
+        left = max(0.0, left - min(VERIFY_SECONDS_PER_CONSTRAINT * nm.model.num_constraints,
+                                   0.1 * left))
     try:
-        raw, wall = _timed_solve(b, nm, opts, time_limit=clock.left(), seed=seed, unique=unique)
+        raw, wall = _timed_solve(b, nm, opts, time_limit=left, seed=seed, unique=unique)
     except OutOfTime as exc:
         raw, wall = RawAnswer(Status.UNKNOWN, message=str(exc)), time.perf_counter() - t0
     return verify(nm, raw, b.name, build_s=build_s, wall_s=wall, unique_asked=unique,
