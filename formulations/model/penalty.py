@@ -272,7 +272,7 @@ class QuadraticPenalty:
         try:
             import dimod
         except ImportError:
-            from .results import BackendError
+            from ..results import BackendError
             raise BackendError('a BQM needs dimod, which is not installed: '
                                'pip install "nonogram-formulations[anneal]"') from None
 
