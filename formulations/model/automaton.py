@@ -30,9 +30,9 @@ from typing import Sequence
 
 import numpy as np
 
-from ..puzzle import BACKGROUND, Clue, Puzzle, gaps, line_runs
+from ..puzzle import BACKGROUND, Clue, Puzzle, gaps
 from .linear import Model, Sense
-from .links import packed_starts
+from .links import block_starts, packed_starts
 from .order import NonogramModel, build_from_lines
 
 ENCODING = "automaton"
@@ -90,10 +90,7 @@ class AutomatonLine:
 
     def encode(self, cells: Sequence[int]) -> dict[int, int]:
         """State-variable values for a line that shows exactly its clue."""
-        if line_runs(cells) != self.clue:
-            raise ValueError(f"{self.kind} {self.index} does not match its clue")
-        starts = [j for j in range(len(cells)) if cells[j] != BACKGROUND
-                  and (j == 0 or cells[j - 1] != cells[j])]
+        starts = block_starts(cells, self.clue, self.kind, self.index)
         run = self.run(starts)
         return {v: int(q == run[j]) for j in range(self.length)
                 for q, v in zip(self.states[j], self.var[j])}

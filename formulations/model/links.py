@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..puzzle import Clue, Puzzle, gaps
+from ..puzzle import BACKGROUND, Clue, Puzzle, gaps, line_runs
 from .linear import Model, Sense
 
 ROW, COL = "row", "col"
@@ -29,6 +29,13 @@ def packed_starts(clue: Clue, n: int, kind: str, index: int) -> tuple[list[int],
     if free < 0:
         raise ValueError(f"{kind} {index}: clue does not fit")
     return starts, free
+
+
+def block_starts(cells: Sequence[int], clue: Clue, kind: str, index: int) -> list[int]:
+    """Where each block of a line that shows exactly its clue starts; ValueError otherwise."""
+    if line_runs(cells) != clue:
+        raise ValueError(f"{kind} {index} does not match its clue")
+    return [j for j, v in enumerate(cells) if v != BACKGROUND and (j == 0 or cells[j - 1] != v)]
 
 
 def reachable_cells(clue: Clue, starts: Sequence[int], free: int, colour: int,

@@ -26,9 +26,9 @@ from typing import Sequence
 
 import numpy as np
 
-from ..puzzle import BACKGROUND, Clue, Puzzle, line_runs
+from ..puzzle import BACKGROUND, Clue, Puzzle
 from .linear import Model, Sense
-from .links import packed_starts, reachable_cells
+from .links import block_starts, packed_starts, reachable_cells
 from .order import NonogramModel, build_from_lines
 
 ENCODING = "onehot"
@@ -67,10 +67,7 @@ class OneHotLine:
 
     def encode(self, cells: Sequence[int]) -> dict[int, int]:
         """s-variable values for a line that shows exactly its clue."""
-        if line_runs(cells) != self.clue:
-            raise ValueError(f"{self.kind} {self.index} does not match its clue")
-        starts = [j for j in range(len(cells)) if cells[j] != BACKGROUND
-                  and (j == 0 or cells[j - 1] != cells[j])]
+        starts = block_starts(cells, self.clue, self.kind, self.index)
         return {v: int(starts[k] == self.starts[k] + t)
                 for k in range(len(self.clue)) for t, v in enumerate(self.var[k])}
 

@@ -28,9 +28,10 @@ import numpy as np
 from ..clock import Deadline
 from ..lines.engine import FixedPoint, fixed_point
 from ..lines.settle import line_starts, start_windows
-from ..puzzle import BACKGROUND, Grid, Puzzle, gaps, line_runs, min_length
+from ..puzzle import BACKGROUND, Grid, Puzzle, gaps, min_length
 from ..results import PresolveStats, Status
 from .linear import Constraint, LinExpr, Model, Sense
+from .links import block_starts
 from .order import NonogramModel
 
 
@@ -301,9 +302,7 @@ class ReducedModel:
         h = self.puzzle.height
         for line in self.rows + self.cols:
             cells = grid[line.index] if line.kind == "row" else [grid[i][line.index] for i in range(h)]
-            if line_runs(cells) != line.clue:
-                raise ValueError(f"{line.kind} {line.index} does not match its clue")
-            starts = [j for j, v in enumerate(cells) if v != BACKGROUND and (j == 0 or cells[j - 1] != v)]
+            starts = block_starts(cells, line.clue, line.kind, line.index)
             for k, s in enumerate(starts):
                 for t in range(line.hi[k] - line.lo[k]):
                     values[line.base[k] + t] = int(s <= line.lo[k] + t)
