@@ -151,8 +151,37 @@ def _solve(solver, cp, callback=None):
         os.close(write_fd)
 
 
-def _values(response) -> np.ndarray:
-    return np.array(response.solution, dtype=np.int8)
+def _values(response, n: int | None = None) -> np.ndarray:
+    """The model's variables of a solution (the first ``n``; the line patterns' cell literals
+    come after them)."""
+    values = np.array(response.solution, dtype=np.int8)
+    return values if n is None else values[:n]
+
+
+def _post_patterns(cp, nm: NonogramModel) -> int:
+    """Post the model's line patterns (:mod:`formulations.model.patterns`) as CP-SAT automaton
+    constraints over each line's cells: a cell that is one model variable is that variable, any
+    other cell expression gets a literal equal to it (shared by equal expressions). Returns how
+    many were posted (0 when the model carries none)."""
+    from formulations.model.patterns import line_patterns
+
+    pats = line_patterns(nm)
+    var = cp.get_int_var_from_proto_index
+    lits: dict[tuple, Any] = {}
+    for pat in pats:
+        seq = []
+        for coefs, const in pat.cells:
+            if const == 0 and len(coefs) == 1 and next(iter(coefs.values())) == 1:
+                seq.append(var(next(iter(coefs))))
+                continue
+            key = (tuple(sorted(coefs.items())), const)
+            lit = lits.get(key)
+            if lit is None:
+                lit = lits[key] = cp.new_bool_var("")
+                cp.add(lit == sum(c * var(v) for v, c in coefs.items()) + const)
+            seq.append(lit)
+        cp.add_automaton(seq, pat.start, list(pat.finals), list(pat.transitions))
+    return len(pats)
 
 
 # CP-SAT parameters this backend changes from OR-Tools' defaults, each measured with one worker
@@ -214,10 +243,13 @@ def check_params(params: dict[str, Any]) -> None:
 def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | None = None,
           unique: bool = False, workers: int = 1, log: bool = False,
           cp_presolve: bool = False, params: dict[str, Any] | None = None,
-          unique_by: str | None = None) -> RawAnswer:
+          unique_by: str | None = None, line_patterns: bool = False) -> RawAnswer:
     """``unique_by`` picks how ``unique=True`` is decided: "enumerate" (one search stopped at the
     second grid; the default with one worker) or "exclude" (exclude the first grid and solve
-    again; the default, and the only way, with several workers)."""
+    again; the default, and the only way, with several workers). ``line_patterns`` adds each
+    line's clue automaton (``formulations.model.patterns``) as a redundant ``AddAutomaton``
+    next to the linear constraints (black-and-white order-encoded models; ``info.line_patterns``
+    says how many were posted)."""
     from ortools.sat.python import cp_model
 
     t0 = time.perf_counter()
@@ -235,6 +267,7 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
     _set_params(parameters, {**TUNED, "cp_model_presolve": cp_presolve, "num_workers": workers,
                              **(params or {})})
     cp = to_cpsat(nm.model, names=log, deadline=time_limit)
+    posted = _post_patterns(cp, nm) if line_patterns else None
     if seed is not None:
         parameters.random_seed = seed % (1 << 31)  # CP-SAT takes a 32-bit seed
     parameters.log_search_progress = log
@@ -244,15 +277,21 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
         solver.log_callback = lambda line: print(line, file=sys.stderr)
     if time_limit is not None:
         parameters.max_time_in_seconds = max(0.0, time_limit - (time.perf_counter() - t0))
+    n = nm.model.num_variables
     if unique and unique_by == "enumerate":
-        return _solve_unique(nm, cp, solver, t0)
+        raw = _solve_unique(nm, cp, solver, t0)
+        if posted is not None:
+            raw.info["line_patterns"] = posted
+        return raw
     status = _solve(solver, cp)
     info: dict[str, Any] = {"cpsat_status": solver.status_name(status),
                             "cpsat_wall_s": solver.wall_time}  # CP-SAT's own clock, search only
+    if posted is not None:
+        info["line_patterns"] = posted
     early = _no_solution(cp, status, t0, info)
     if early is not None:
         return early
-    first = _values(solver.response_proto)
+    first = _values(solver.response_proto, n)
     info["first_s"] = time.perf_counter() - t0
     found, proven = [first], None
     if unique:
@@ -269,7 +308,7 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
         if status2 == cp_model.INFEASIBLE:
             proven = True
         elif status2 in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            found.append(_values(solver.response_proto))
+            found.append(_values(solver.response_proto, n))
             proven = False
     return RawAnswer(Status.SOLVED, tuple(found), solve_s=time.perf_counter() - t0,
                      proven_unique=proven, info=info)
@@ -298,12 +337,13 @@ def _solve_unique(nm: NonogramModel, cp, solver, t0: float) -> RawAnswer:
     from ortools.sat.python import cp_model
 
     block = np.array(nm.blocking_variables(), dtype=np.int64)
+    n = nm.model.num_variables
     found: list[np.ndarray] = []
     times: list[float] = []
 
     class FirstTwo(cp_model.CpSolverSolutionCallback):
         def on_solution_callback(self) -> None:
-            values = _values(self.response_proto)
+            values = _values(self.response_proto, n)
             if found and np.array_equal(values[block], found[0][block]):
                 return  # the same grid (cannot happen while the cells fix every variable)
             found.append(values)
@@ -340,7 +380,7 @@ BACKENDS = [
         requires=("ortools.sat.python.cp_model",),
         install_hint='pip install "nonogram-formulations[cpsat]" (or: pip install ortools)',
         options={"workers": int, "log": bool, "cp_presolve": bool, "params": dict,
-                 "unique_by": str},
+                 "unique_by": str, "line_patterns": bool},
         supports_unique=True,
         reproducible=True,
         check_params=check_params,
