@@ -494,7 +494,7 @@ def _build_reduced(puzzle: Puzzle, eng, state, windows, known: Grid, use_x: bool
         lines.append(_Line(kind, idx, n, clue, tuple(e), lo, hi, tuple(base)))
     model.add_vars(labels)
     cons = model.constraints
-    LE, EQ = Sense.LE, Sense.EQ
+    LE = Sense.LE
     for line in lines:
         clock.check("model build")
         kind, idx = line.kind, line.index
