@@ -373,8 +373,8 @@ def _until_solved(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
             # the doubled length would take the rest of the time: more reads at this length
             t_read *= kw["num_sweeps"] / nxt["num_sweeps"]
             nxt["num_sweeps"] = kw["num_sweeps"]
-        if t_read > left + FIT_SLACK_S:
-            break  # not even one read of the next length fits
+        if t_read + CALL_SECONDS_PER_TERM * (pen.num_variables + len(pen.qv)) > left + FIT_SLACK_S:
+            break  # not even one read of the next length (and its call's set-up) fits
         if "num_reads" in nxt:
             nxt["num_reads"] = max(1, min(kw.get("num_reads", 1), int(0.5 * left / max(t_read, 1e-9))))
         if "seed" in nxt:

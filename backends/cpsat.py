@@ -158,7 +158,7 @@ def _values(response, n: int | None = None) -> np.ndarray:
     return values if n is None else values[:n]
 
 
-def _post_patterns(cp, nm: NonogramModel) -> int:
+def _post_patterns(cp, nm: NonogramModel, clock: Deadline = NO_DEADLINE) -> int:
     """Post the model's line patterns (:mod:`formulations.model.patterns`) as CP-SAT automaton
     constraints over each line's cells: a cell that is one model variable is that variable, any
     other cell expression gets a literal equal to it (shared by equal expressions). Returns how
@@ -169,6 +169,7 @@ def _post_patterns(cp, nm: NonogramModel) -> int:
     var = cp.get_int_var_from_proto_index
     lits: dict[tuple, Any] = {}
     for pat in pats:
+        clock.check("posting the line patterns")
         seq = []
         for coefs, const in pat.cells:
             if const == 0 and len(coefs) == 1 and next(iter(coefs.values())) == 1:
@@ -266,8 +267,9 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
     parameters = solver.parameters
     _set_params(parameters, {**TUNED, "cp_model_presolve": cp_presolve, "num_workers": workers,
                              **(params or {})})
-    cp = to_cpsat(nm.model, names=log, deadline=time_limit)
-    posted = _post_patterns(cp, nm) if line_patterns else None
+    clock = Deadline.of(time_limit)
+    cp = to_cpsat(nm.model, names=log, deadline=clock)
+    posted = _post_patterns(cp, nm, clock) if line_patterns else None
     if seed is not None:
         parameters.random_seed = seed % (1 << 31)  # CP-SAT takes a 32-bit seed
     parameters.log_search_progress = log

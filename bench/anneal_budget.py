@@ -55,6 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     if out.exists():
         done = {(r["puzzle"], r["backend"]) for r in csv.DictReader(out.open())}
     backends = [b for b in args.backends.split(",") if b]
+    unknown = sorted({e for b in backends for e in b.split("+")[1:]} - set(VARIANT_FLAGS))
+    if unknown:
+        print(f"unknown variant {unknown[0]!r} (variants: {', '.join(VARIANT_FLAGS)})",
+              file=sys.stderr)
+        return 2
     with out.open("a", newline="") as f:
         w = csv.DictWriter(f, FIELDS)
         if f.tell() == 0:

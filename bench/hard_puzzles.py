@@ -119,6 +119,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         puzzle = read_puzzle(path)
         eng = Engine(puzzle)
+        if eng.C != 2:  # the probing below keeps what two colours imply: black and white only
+            print(f"{name}: a colour puzzle; this probing is for black and white", file=sys.stderr)
+            continue
         cells = puzzle.height * puzzle.width
         t0 = time.perf_counter()
         state = line_fixed_point(eng)
@@ -135,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         if probed is None:
             rows.append({"puzzle": name, "direction": "probing", "cells": cells, "open": 0,
                          "seconds": round(t_probe, 3), "note": "no solution"})
+            print(f"{name}: probing proves it has no solution ({t_probe:.2f} s)")
             continue
         rows.append({"puzzle": name, "direction": "probing", "cells": cells,
                      "open": eng.unknown_count(probed), "seconds": round(t_probe, 3),

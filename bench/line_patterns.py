@@ -64,9 +64,9 @@ def main(argv: list[str] | None = None) -> int:
                 r = solve_puzzle(p, "cpsat", unique=True, time_limit=args.time_limit,
                                  line_patterns=pat)
                 times[pat].append(time.perf_counter() - t0)
-                verdict[pat] = ("unique" if r.unique else "multiple") if r.solved \
-                    else r.status.value
-            if "unknown" in verdict.values():
+                verdict[pat] = ({True: "unique", False: "multiple"}.get(r.unique, "undecided")
+                                if r.solved else r.status.value)
+            if {"unknown", "undecided"} & set(verdict.values()):
                 break  # a run that hit the limit is not repeated
         med = {k: statistics.median(v) for k, v in times.items()}
         both = all(v in ("unique", "multiple", "infeasible") for v in verdict.values())

@@ -211,8 +211,8 @@ def _encode_line(model: Model, kind: str, index: int, clue: Clue, n: int) -> Aut
                          tuple(map(tuple, var)), fixed)
 
 
-def build_model(puzzle: Puzzle, *, use_x: bool = True) -> NonogramModel:
+def build_model(puzzle: Puzzle, *, use_x: bool = True, deadline=None) -> NonogramModel:
     """Build the automaton-state model of ``puzzle`` (``use_x=False``: ``R = C``)."""
-    return build_from_lines(puzzle, use_x, _encode_line, ENCODING)
+    return build_from_lines(puzzle, use_x, _encode_line, ENCODING, deadline)
 
 

@@ -49,8 +49,8 @@ def build_model(puzzle: Puzzle, *, use_x: bool = True,
     ``deadline`` and ``max_model_mb`` bound the build as in the order builder
     (:func:`formulations.model.order.build_model`). The other encodings are refused on the
     order encoding's size estimate, a lower bound for them (one-hot has about as many variables
-    and more constraints, the automaton several times both), and their builders check the
-    deadline when they end."""
+    but up to (blocks - 1) d (d + 1) / 2 clash pairs a line, the automaton several times both),
+    and their builders read the deadline line by line."""
     name = check_encoding(DEFAULT_ENCODING if encoding is None else encoding)
     if name == "order":
         from .order import build_model as build_order
@@ -59,6 +59,6 @@ def build_model(puzzle: Puzzle, *, use_x: bool = True,
     puzzle.validate()
     check_fits(estimate_size(puzzle, use_x), max_model_mb)
     clock.check("building the model")
-    nm = _builders()[name](puzzle, use_x=use_x)
+    nm = _builders()[name](puzzle, use_x=use_x, deadline=clock)
     clock.check(f"building the {name} model")
     return nm

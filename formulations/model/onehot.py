@@ -128,8 +128,8 @@ def _encode_line(model: Model, kind: str, index: int, clue: Clue, n: int) -> One
     return OneHotLine(kind, index, n, clue, tuple(starts), free, var)
 
 
-def build_model(puzzle: Puzzle, *, use_x: bool = True) -> NonogramModel:
+def build_model(puzzle: Puzzle, *, use_x: bool = True, deadline=None) -> NonogramModel:
     """Build the one-hot model of ``puzzle`` (``use_x=False``: rows linked to columns directly)."""
-    return build_from_lines(puzzle, use_x, _encode_line, ENCODING)
+    return build_from_lines(puzzle, use_x, _encode_line, ENCODING, deadline)
 
 

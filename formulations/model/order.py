@@ -258,17 +258,25 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def build_from_lines(puzzle: Puzzle, use_x: bool, encode_line, encoding: str) -> NonogramModel:
+def build_from_lines(puzzle: Puzzle, use_x: bool, encode_line, encoding: str,
+                     deadline: Deadline | float | None = None) -> NonogramModel:
     """The model of an encoding whose lines are built one by one (``encode_line(model, kind,
-    index, clue, n)``) and tied by the shared cell links (:func:`.links.add_links`)."""
+    index, clue, n)``) and tied by the shared cell links (:func:`.links.add_links`); the
+    deadline is read before every line."""
     from .links import COL, ROW, add_links
 
     puzzle.validate()
+    clock = Deadline.of(deadline)
+
+    def line(kind: str, index: int, clue, n: int):
+        clock.check(f"building the {encoding} model")
+        return encode_line(model, kind, index, clue, n)
+
     with _gc_paused():
         model = Model()
         h, w = puzzle.height, puzzle.width
-        rows = tuple(encode_line(model, ROW, i, puzzle.rows[i], w) for i in range(h))
-        cols = tuple(encode_line(model, COL, j, puzzle.columns[j], h) for j in range(w))
+        rows = tuple(line(ROW, i, puzzle.rows[i], w) for i in range(h))
+        cols = tuple(line(COL, j, puzzle.columns[j], h) for j in range(w))
         cell_vars = add_links(model, puzzle, rows, cols, use_x)
         return NonogramModel(puzzle, model, use_x, rows, cols, cell_vars, encoding)
 

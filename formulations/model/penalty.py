@@ -129,8 +129,12 @@ class FamilyQubos:
         except ImportError:
             return None
         n = self.lin.shape[1]
-        return [sparse.csr_matrix((self.qcoef[:, f], (self.qi, self.qj)), shape=(n, n))
-                for f in range(self.qcoef.shape[1])]
+        out = []
+        for f in range(self.qcoef.shape[1]):
+            keep = self.qcoef[:, f] != 0  # a family's own pairs only
+            out.append(sparse.csr_matrix((self.qcoef[keep, f], (self.qi[keep], self.qj[keep])),
+                                         shape=(n, n)))
+        return out
 
 
 @dataclass(frozen=True)

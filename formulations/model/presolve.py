@@ -234,6 +234,10 @@ class ReducedModel:
     build_s: float = 0.0            # building this model
 
     @property
+    def encoding(self) -> str:
+        return "order"  # presolve_puzzle builds the order encoding
+
+    @property
     def solved(self) -> bool:
         return self.status is Status.SOLVED
 
