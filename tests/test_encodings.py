@@ -361,3 +361,15 @@ def test_the_other_builders_read_the_deadline_line_by_line(encoding):
 def test_presolved_order_results_name_their_encoding():
     r = solve_puzzle(read_puzzle(PUZZLES / "flower_colour8.txt"), "cpsat", presolve=True)
     assert r.presolve is not None and r.encoding == "order"
+
+
+def test_a_onehot_model_over_the_memory_cap_is_refused_on_its_clash_pairs():
+    from formulations.model import build_model as build
+    from formulations.model.size import ModelTooLarge
+
+    p = Puzzle.from_clues([[1, 1]] * 80, [[1, 1]] * 80)
+    nm = build(p, encoding="onehot", use_x=False)  # 487k constraints: ~170 MB by the estimate
+    assert nm.model.num_constraints > 400_000
+    with pytest.raises(ModelTooLarge, match="5.2.e\\+05 constraints"):
+        build(p, encoding="onehot", use_x=False, max_model_mb=100)
+    build(p, encoding="order", use_x=False, max_model_mb=100)  # the order model is small

@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Callable
 
 from ..clock import Deadline
-from ..puzzle import Puzzle
+from ..puzzle import Puzzle, min_length
 from .order import NonogramModel
-from .size import DEFAULT_MAX_MODEL_MB, check_fits, estimate_size
+from .size import DEFAULT_MAX_MODEL_MB, ModelSize, check_fits, estimate_size
 
 DEFAULT_ENCODING = "order"
 
@@ -47,17 +47,23 @@ def build_model(puzzle: Puzzle, *, use_x: bool = True,
     ``use_x=False`` links rows to columns directly (``R = C``).
 
     ``deadline`` and ``max_model_mb`` bound the build as in the order builder
-    (:func:`formulations.model.order.build_model`). The other encodings are refused on the
-    order encoding's size estimate, a lower bound for them (one-hot has about as many variables
-    but up to (blocks - 1) d (d + 1) / 2 clash pairs a line, the automaton several times both),
-    and their builders read the deadline line by line."""
+    (:func:`formulations.model.order.build_model`). One-hot is refused on the order estimate
+    plus its clash pairs ((blocks - 1) d (d + 1) / 2 a line), the automaton on the order
+    estimate (a lower bound: it has several times the variables and constraints); their
+    builders read the deadline line by line."""
     name = check_encoding(DEFAULT_ENCODING if encoding is None else encoding)
     if name == "order":
         from .order import build_model as build_order
         return build_order(puzzle, use_x=use_x, deadline=deadline, max_model_mb=max_model_mb)
     clock = Deadline.of(deadline)
     puzzle.validate()
-    check_fits(estimate_size(puzzle, use_x), max_model_mb)
+    size = estimate_size(puzzle, use_x)
+    if name == "onehot":  # plus its clash pairs: d (d + 1) / 2 per pair of neighbouring blocks
+        pairs = sum(max(len(c) - 1, 0) * d * (d + 1) // 2
+                    for clues, n in ((puzzle.rows, puzzle.width), (puzzle.columns, puzzle.height))
+                    for c in clues for d in [n - min_length(c) if c else 0])
+        size = ModelSize(size.variables, size.constraints + pairs, size.terms + 2 * pairs)
+    check_fits(size, max_model_mb)
     clock.check("building the model")
     nm = _builders()[name](puzzle, use_x=use_x, deadline=clock)
     clock.check(f"building the {name} model")
