@@ -321,8 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sets", default="survey,minizinc,janko,cauldron")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per run (default 60)")
-    ap.add_argument("--variants", default="probability",
-                    help="lines guess rules to run, comma separated (default probability)")
+    ap.add_argument("--variants", default="hybrid",
+                    help="lines guess rules to run, comma separated (default hybrid, the default rule)")
     ap.add_argument("--lines-option", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--presolve-backends", default="cpsat,sa",
                     help="model backends run with presolve=True on the cauldron set")
