@@ -13,10 +13,24 @@ For each puzzle (read by path from ``../shared/corpus/wolter-survey-xml/``):
   region when a chain of lines with open cells joins them); the puzzle is unique exactly when
   every region is, so each region could be solved and counted alone.
 
+With ``--cpsat SECONDS`` it also runs CP-SAT (one worker, the backend's tuned parameters) in
+the directions of ``--cpsat-directions``, each on the model of what is left, and reports the
+status and the seconds to it (a grid is checked against the clues):
+
+* ``lines``: the model after line solving (what ``--backend cpsat --presolve`` solves);
+* ``probed``: the model after probing to a fixed point (``reduced_from_state``);
+* ``rows``: after line solving, with a fixed search that branches on the cells in row order,
+  background first (CP-SAT ``AddDecisionStrategy`` + ``search_branching=FIXED_SEARCH``);
+* ``rows-restart``: the same decision strategy under ``PORTFOLIO_WITH_QUICK_RESTART_SEARCH``.
+
+``--puzzles`` takes knotty, faase and webpbn survey numbers (``9892``: the survey's
+``webpbn-09892.non``), so the hard five can be run the same way.
+
 Prints one table row per puzzle and direction (open cells, seconds) and writes
-``bench/results/hard_puzzles.csv``. CP-SAT and ``lines`` runs on the same puzzles are the
-commands in the closing note of the issue (``python -m formulations.solve PATH --backend cpsat
---presolve --time-limit 600``).
+``bench/results/hard_puzzles.csv``.
+
+    python bench/hard_puzzles.py --puzzles knotty,faase,9892,10088,12548,18297,22336 \
+        --cpsat 600 --cpsat-directions lines,probed,rows,rows-restart
 """
 from __future__ import annotations
 
@@ -29,6 +43,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 SURVEY = ROOT.parent / "shared" / "corpus" / "wolter-survey-xml"
+SURVEY_NON = ROOT.parent / "shared" / "corpus" / "webpbn-survey-non"
+CPSAT_DIRECTIONS = ("lines", "probed", "rows", "rows-restart")
 RESULTS = ROOT / "bench" / "results"
 
 from formulations.io import read_puzzle  # noqa: E402
@@ -105,15 +121,64 @@ def regions(eng: Engine, state: list[int]) -> list[int]:
     return sorted(sizes.values(), reverse=True)
 
 
+def puzzle_path(name: str) -> Path:
+    """knotty / faase (Wolter's XML) or a webpbn survey number."""
+    if name.isdigit():
+        return SURVEY_NON / f"webpbn-{int(name):05d}.non"
+    return SURVEY / f"{name}.xml"
+
+
+def cpsat_run(puzzle, eng: Engine, state: list[int], direction: str, seconds: float,
+              reached_s: float) -> dict:
+    """CP-SAT on the model of what ``state`` leaves open, in one ``direction``; the status and
+    the seconds from the start (``reached_s``: the time it took to reach ``state``)."""
+    import numpy as np
+    from ortools.sat.python import cp_model
+
+    from backends.cpsat import TUNED, _set_params, to_cpsat
+    from formulations.model.presolve import reduced_from_state
+    from formulations.puzzle import is_solution
+
+    t0 = time.perf_counter() - reached_s
+    red = reduced_from_state(puzzle, eng, state, use_x=True, seconds=reached_s)
+    cp = to_cpsat(red.model)
+    params = dict(TUNED, num_workers=1, max_time_in_seconds=seconds)
+    if direction in ("rows", "rows-restart"):
+        cells = [v for _, cv in sorted(red.cell_vars.items()) for v in cv.values()]
+        cp.add_decision_strategy([cp.get_bool_var_from_proto_index(v) for v in cells],
+                                 cp_model.CHOOSE_FIRST, cp_model.SELECT_MIN_VALUE)
+        params["search_branching"] = ("FIXED_SEARCH" if direction == "rows"
+                                      else "PORTFOLIO_WITH_QUICK_RESTART_SEARCH")
+    solver = cp_model.CpSolver()
+    _set_params(solver.parameters, params)
+    status = solver.solve(cp)
+    note = f"{solver.status_name(status)}, {red.model.num_variables} variables"
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        values = np.array([solver.value(cp.get_bool_var_from_proto_index(i))
+                           for i in range(red.model.num_variables)], dtype=np.int8)
+        note += ", grid " + ("checked" if is_solution(puzzle, red.decode(values)) else "WRONG")
+    return {"open": red.unknown, "seconds": round(time.perf_counter() - t0, 3), "note": note}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--puzzles", default="knotty,faase")
     ap.add_argument("--probe-limit", type=float, default=600.0, help="seconds of probing at most")
+    ap.add_argument("--cpsat", type=float, default=0.0,
+                    help="seconds of CP-SAT per direction (default 0: no CP-SAT runs)")
+    ap.add_argument("--cpsat-directions", default="lines,probed",
+                    help=f"comma separated, of {', '.join(CPSAT_DIRECTIONS)}")
     ap.add_argument("--out", default=str(RESULTS / "hard_puzzles.csv"))
     args = ap.parse_args(argv)
+    directions = [d for d in args.cpsat_directions.split(",") if d]
+    bad = sorted(set(directions) - set(CPSAT_DIRECTIONS))
+    if bad:
+        print(f"unknown CP-SAT direction {bad[0]!r} (choose from {', '.join(CPSAT_DIRECTIONS)})",
+              file=sys.stderr)
+        return 2
     rows = []
     for name in args.puzzles.split(","):
-        path = SURVEY / f"{name}.xml"
+        path = puzzle_path(name)
         if not path.is_file():
             print(f"{path}: not found (the corpus is read by path, never copied)", file=sys.stderr)
             continue
@@ -148,6 +213,13 @@ def main(argv: list[str] | None = None) -> int:
                      "open": sizes[0] if sizes else 0, "seconds": 0.0,
                      "note": f"{len(sizes)} regions, largest {sizes[:5]}"})
         for r in rows[-3:]:
+            print(f"{r['puzzle']:<8} {r['direction']:<8} open {r['open']:>5} of {r['cells']}"
+                  f"  {r['seconds']:8.2f} s  {r['note']}", flush=True)
+        for d in directions if args.cpsat > 0 else ():
+            start, reached = (probed, t_lines + t_probe) if d == "probed" else (state, t_lines)
+            got = cpsat_run(puzzle, eng, start, d, args.cpsat, reached)
+            r = {"puzzle": name, "direction": f"cpsat-{d}", "cells": cells, **got}
+            rows.append(r)
             print(f"{r['puzzle']:<8} {r['direction']:<8} open {r['open']:>5} of {r['cells']}"
                   f"  {r['seconds']:8.2f} s  {r['note']}", flush=True)
     out = Path(args.out)

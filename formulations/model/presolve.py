@@ -377,7 +377,6 @@ def presolve_puzzle(puzzle: Puzzle, *, use_x: bool = True, deadline: Deadline | 
     reduced model is checked against ``max_model_mb`` before it is built (ModelTooLarge), and
     ``deadline`` stops line solving and the build with OutOfTime."""
     from ..lines.engine import Engine
-    from .size import check_fits
 
     puzzle.validate()
     clock = Deadline.of(deadline)
@@ -396,6 +395,22 @@ def presolve_puzzle(puzzle: Puzzle, *, use_x: bool = True, deadline: Deadline | 
         return ReducedModel(puzzle, use_x, Status.INFEASIBLE, h * w,
                             tuple((-1,) * w for _ in range(h)), _contradiction_model(), before,
                             (), (), {}, (), t1 - t0, 0.0)
+    return reduced_from_state(puzzle, eng, state, use_x=use_x, deadline=clock,
+                              max_model_mb=max_model_mb, seconds=time.perf_counter() - t0)
+
+
+def reduced_from_state(puzzle: Puzzle, eng, state: list[int], *, use_x: bool = True,
+                       deadline: Deadline | float | None = None,
+                       max_model_mb: float | None = None, seconds: float = 0.0) -> ReducedModel:
+    """The model of what a consistent propagated ``state`` of ``eng`` (a
+    :class:`formulations.lines.engine.Engine` of ``puzzle``) leaves open: what
+    :func:`presolve_puzzle` builds after line solving, for any state at least as narrow (after
+    probing, say). ``seconds`` is reported as the time it took to reach the state."""
+    from .size import check_fits
+
+    clock = Deadline.of(deadline)
+    t0 = time.perf_counter() - seconds
+    before = _full_variables(puzzle, use_x)
     unknown = eng.unknown_count(state)
     known = eng.grid(state)
     if not unknown:
