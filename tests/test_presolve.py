@@ -271,3 +271,46 @@ def test_blocking_variables_are_free_and_decide_the_grid():
     # the blocking variables alone tell the two solutions apart
     keys = {tuple(pre.encode(g)[block]) for g in sols}
     assert len(keys) == 2
+
+
+@pytest.mark.parametrize("use_x", [True, False])
+@pytest.mark.parametrize("ncol", [1, 2])
+def test_reduced_model_from_a_narrower_state_keeps_exactly_its_solutions(use_x, ncol):
+    # the model of what a state narrower than line solving's leaves open (one open cell fixed to
+    # a solution's colour, then propagated) has exactly the solutions with that colour there
+    from formulations.lines.engine import Engine
+    from formulations.model.presolve import reduced_from_state
+
+    rng = random.Random(50 + ncol)
+    checked = models = 0
+    for _ in range(100):
+        h, w = rng.randint(4, 5), rng.randint(4, 5)
+        p = puzzle_from_grid(tuple(tuple(rng.randint(1, ncol) if rng.random() < 0.5 else 0
+                                         for _ in range(w)) for _ in range(h)))
+        want = brute_solutions(p)
+        if not want:
+            continue
+        eng = Engine(p)
+        state = eng.initial_state()
+        assert eng.propagate(state, eng.initial_lines())
+        open_cells = [(i, j) for i in range(p.height) for j in range(p.width)
+                      if eng.unknown_mask(state, i) >> j & 1]
+        if not open_cells:
+            continue
+        g = min(want)
+        i, j = open_cells[0]
+        ci = eng.cindex[g[i][j]]
+        eng.assign(state, i, j, ci)
+        assert eng.propagate(state, [i, p.height + j])
+        red = reduced_from_state(p, eng, state, use_x=use_x)
+        keep = {s for s in want if s[i][j] == g[i][j]}
+        checked += 1
+        if red.solved:
+            assert keep == {red.grid}
+            continue
+        got = model_solutions(red)
+        if got is None:
+            got = cpsat_solutions(red)
+        assert got == keep
+        models += 1
+    assert checked >= 10 and models >= 3
