@@ -21,7 +21,9 @@ status and the seconds to it (a grid is checked against the clues):
 * ``probed``: the model after probing to a fixed point (``reduced_from_state``);
 * ``rows``: after line solving, with a fixed search that branches on the cells in row order,
   background first (CP-SAT ``AddDecisionStrategy`` + ``search_branching=FIXED_SEARCH``);
-* ``rows-restart``: the same decision strategy under ``PORTFOLIO_WITH_QUICK_RESTART_SEARCH``.
+* ``rows-restart``: the same decision strategy under ``PORTFOLIO_WITH_QUICK_RESTART_SEARCH``;
+* ``sa-hint``: ``sa`` on the whole model without x for ``--hint-s`` seconds (the budget mode of
+  the CLI), its best sample handed to CP-SAT on the same model as a solution hint.
 
 ``--puzzles`` takes knotty, faase and webpbn survey numbers (``9892``: the survey's
 ``webpbn-09892.non``), so the hard five can be run the same way.
@@ -44,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 SURVEY = ROOT.parent / "shared" / "corpus" / "wolter-survey-xml"
 SURVEY_NON = ROOT.parent / "shared" / "corpus" / "webpbn-survey-non"
-CPSAT_DIRECTIONS = ("lines", "probed", "rows", "rows-restart")
+CPSAT_DIRECTIONS = ("lines", "probed", "rows", "rows-restart", "sa-hint")
 RESULTS = ROOT / "bench" / "results"
 
 from formulations.io import read_puzzle  # noqa: E402
@@ -160,6 +162,36 @@ def cpsat_run(puzzle, eng: Engine, state: list[int], direction: str, seconds: fl
     return {"open": red.unknown, "seconds": round(time.perf_counter() - t0, 3), "note": note}
 
 
+def sa_hint_run(puzzle, seconds: float, hint_s: float) -> dict:
+    """``sa`` for ``hint_s`` seconds, then CP-SAT on the same model (no x) from its best sample
+    as a hint; the status and the seconds from the start."""
+    import numpy as np
+    from ortools.sat.python import cp_model
+
+    from backends.anneal import _PLANS, _run
+    from backends.cpsat import TUNED, _set_params, to_cpsat
+    from formulations.model import build_model
+    from formulations.puzzle import is_solution
+
+    t0 = time.perf_counter()
+    nm = build_model(puzzle, use_x=False)
+    raw = _run(_PLANS["sa"], nm, time_limit=hint_s, seed=1, unique=False, until_solved=True)
+    cp = to_cpsat(nm.model)
+    for i, v in enumerate(raw.assignments[0] if raw.assignments else ()):
+        cp.add_hint(cp.get_bool_var_from_proto_index(i), int(v))
+    solver = cp_model.CpSolver()
+    _set_params(solver.parameters, dict(TUNED, num_workers=1, max_time_in_seconds=seconds))
+    status = solver.solve(cp)
+    note = (f"{solver.status_name(status)}, sa best energy {raw.energy:g} after {hint_s:g} s, "
+            f"{nm.model.num_variables} variables")
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        values = np.array([solver.value(cp.get_bool_var_from_proto_index(i))
+                           for i in range(nm.model.num_variables)], dtype=np.int8)
+        note += ", grid " + ("checked" if is_solution(puzzle, nm.decode(values)) else "WRONG")
+    return {"open": puzzle.height * puzzle.width, "seconds": round(time.perf_counter() - t0, 3),
+            "note": note}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--puzzles", default="knotty,faase")
@@ -168,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="seconds of CP-SAT per direction (default 0: no CP-SAT runs)")
     ap.add_argument("--cpsat-directions", default="lines,probed",
                     help=f"comma separated, of {', '.join(CPSAT_DIRECTIONS)}")
+    ap.add_argument("--hint-s", type=float, default=60.0,
+                    help="seconds of sa before the sa-hint direction's CP-SAT run (default 60)")
     ap.add_argument("--out", default=str(RESULTS / "hard_puzzles.csv"))
     args = ap.parse_args(argv)
     directions = [d for d in args.cpsat_directions.split(",") if d]
@@ -217,7 +251,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"  {r['seconds']:8.2f} s  {r['note']}", flush=True)
         for d in directions if args.cpsat > 0 else ():
             start, reached = (probed, t_lines + t_probe) if d == "probed" else (state, t_lines)
-            got = cpsat_run(puzzle, eng, start, d, args.cpsat, reached)
+            got = (sa_hint_run(puzzle, args.cpsat, args.hint_s) if d == "sa-hint"
+                   else cpsat_run(puzzle, eng, start, d, args.cpsat, reached))
             r = {"puzzle": name, "direction": f"cpsat-{d}", "cells": cells, **got}
             rows.append(r)
             print(f"{r['puzzle']:<8} {r['direction']:<8} open {r['open']:>5} of {r['cells']}"
