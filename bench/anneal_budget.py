@@ -7,7 +7,8 @@ Each run is the command line a user types, ``python -m formulations.solve FILE::
 --time-limit T --json``, on a seeded sample of janko puzzles per size (read by path from
 ``../shared/corpus``): the solved fraction per size and backend, the median time to the verified
 grid, and cat15's p and TTS99 at the defaults (fixed reads, no budget). Runs interleave the
-backends puzzle by puzzle (``sa+x``: sa on the model with x); rows are appended as they finish and a second run resumes.
+backends puzzle by puzzle (``sa+x``: sa on the model with x; ``tabu+tenure=40``: tabu with
+``--param tenure=40``); rows are appended as they finish and a second run resumes.
 The goal the project set: sa >= 90 % and tabu >= 80 % per size at 60 s; cat15 p >= 0.9, TTS99 < 5 ms.
 """
 from __future__ import annotations
@@ -55,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     if out.exists():
         done = {(r["puzzle"], r["backend"]) for r in csv.DictReader(out.open())}
     backends = [b for b in args.backends.split(",") if b]
-    unknown = sorted({e for b in backends for e in b.split("+")[1:]} - set(VARIANT_FLAGS))
+    unknown = sorted({e for b in backends for e in b.split("+")[1:]
+                      if "=" not in e} - set(VARIANT_FLAGS))
     if unknown:
         print(f"unknown variant {unknown[0]!r} (variants: {', '.join(VARIANT_FLAGS)})",
               file=sys.stderr)
@@ -70,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
                     if (key, b) in done:
                         continue
                     name, *extra = b.split("+")  # sa+x: sa on the model with x
-                    flags = [a for e in extra for a in VARIANT_FLAGS[e]]
+                    flags = [a for e in extra for a in
+                             (["--param", e] if "=" in e else VARIANT_FLAGS[e])]
                     p = subprocess.run(
                         [sys.executable, "-m", "formulations.solve", f"{JANKO}::{key}",
                          "--backend", name, "--time-limit", str(args.time_limit), "--json", *flags],

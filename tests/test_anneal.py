@@ -232,3 +232,17 @@ def test_a_time_budget_samples_batch_after_batch_until_a_verified_grid():
     # without the budget mode the same call reports what one batch found
     r1 = solve_puzzle(CAT, "sa", use_x=False, sweeps=1, reads=10, seed=1, time_limit=30)
     assert r1.status is Status.UNKNOWN and "batches" not in r1.info
+
+
+def test_tabu_tenure_follows_the_model_size_unless_given():
+    from backends.anneal import tabu_tenure
+
+    assert [tabu_tenure(n) for n in (8, 80, 800, 1600, 4000)] == [2, 20, 20, 40, 100]
+    r = solve_puzzle(CAT, "tabu", seed=4, reads=2, use_x=False, params={"timeout": 5000})
+    n = r.info["qubo_variables"]
+    assert_solved(r, CAT)
+    assert r.info["tenure"] == tabu_tenure(n) == min(20, n // 4)
+    r = solve_puzzle(CAT, "tabu", seed=4, reads=2, use_x=False,
+                     params={"timeout": 5000, "tenure": 7})
+    assert_solved(r, CAT)
+    assert r.info["tenure"] == 7
