@@ -74,3 +74,26 @@ def test_without_pandas_the_rows_stay_a_plain_table(monkeypatch):
     assert isinstance(t, Table) and t == ROWS and t.where(seed=1)[0]["key"] == "b"
     with pytest.raises(ImportError, match="needs pandas"):
         Table(ROWS).to_dataframe()
+
+
+def test_a_csv_written_before_a_column_existed_is_read_whole(tmp_path):
+    # an older results file without the ``encoding`` column: every row is read, encoding None;
+    # a line cut short (a killed run) is still left out
+    import csv
+
+    from formulations.harness import read_results
+
+    old = [k for k in FIELDS if k != "encoding"]
+    path = tmp_path / "old.csv"
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(old)
+        for r in ROWS:
+            w.writerow(["" if r[k] is None else str(r[k]).lower() if isinstance(r[k], bool)
+                        else r[k] for k in old])
+        f.write("d,p,s\n")
+    got = read_results(path)
+    assert [r["key"] for r in got] == ["a", "b", "c"]
+    assert all(r["encoding"] is None for r in got)
+    assert got[0]["tts99_s"] == 0.02 and got[0]["verified"] is True
+    assert summarize(got)[0]["runs"] == 3

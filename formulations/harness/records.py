@@ -162,13 +162,19 @@ class CsvSink:
 
 
 def read_results(path: str | Path) -> "Table":
-    """Rows of a results CSV with their types restored."""
+    """Rows of a results CSV with their types restored. A file written before a column existed
+    (no ``encoding`` column, say) is read with that column None in every row."""
     out = Table()
     with Path(path).open(newline="") as f:
-        for row in csv.DictReader(f):
-            if None in row.values() or len(row) != len(FIELDS):
-                continue  # a truncated line
-            out.append({k: _from_cell(k, v) for k, v in row.items()})
+        reader = csv.DictReader(f)
+        missing = [k for k in FIELDS if k not in (reader.fieldnames or ())]
+        for row in reader:
+            if None in row or None in row.values():
+                continue  # a line with more or fewer cells than the header: truncated
+            got = {k: _from_cell(k, v) for k, v in row.items()}
+            for k in missing:
+                got[k] = None
+            out.append(got)
     return out
 
 
