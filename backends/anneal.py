@@ -55,10 +55,11 @@ DESCENT_READS = 100
 def tabu_tenure(n: int) -> int:
     """tabu's tenure for a QUBO of ``n`` variables: dwave's default, min(20, n / 4), up to 800
     variables, then n / 40 (more room to leave the larger local minima).
-    Measured with ``bench/anneal_budget.py --backends tabu,tabu+tenure=40 --per-size 5
-    --time-limit 15``: janko 25x25 (1,500-2,000 variables) 0/5 solved at 20 and 2/5 at 40;
-    20x20 (640-1,040) 4/5 at 20 and 3/5 at 40; best energies on 25x25 fall from 14-62 at 20 to
-    6-14 at 60 and rise again at 120 (24), 250 (54) and 500 (86)."""
+    Measured on janko puzzles: best energies on five 25x25 (1,500-2,000 variables, 3 reads of
+    5 s) fall from 14-62 at 20 to 6-14 at 40-60 and rise again at 120 (14-28), 250 (50-60) and
+    500 (66-96); at 20x20 (640-1,040) 20 was best. With ``bench/anneal_budget.py --per-size 5
+    --time-limit 15`` this rule solved 4/5, 2/5, 1/5 of 20x20, 25x25, 30x30 against 4/5, 0/5,
+    0/5 at 20; at 30 s 4/5, 1/5, 0/5, as 20 did: a small gain within five puzzles' noise."""
     return min(n // 4, max(20, n // 40))
 GENERIC_READS = 100
 OPENJIJ_SA_READS = 100
