@@ -373,3 +373,28 @@ def test_a_onehot_model_over_the_memory_cap_is_refused_on_its_clash_pairs():
     with pytest.raises(ModelTooLarge, match="5.2.e\\+05 constraints"):
         build(p, encoding="onehot", use_x=False, max_model_mb=100)
     build(p, encoding="order", use_x=False, max_model_mb=100)  # the order model is small
+
+
+def test_the_automaton_estimate_bounds_the_built_model_from_above():
+    import random
+
+    from formulations.model import build_model as build
+    from formulations.model.encodings import automaton_size
+    from formulations.model.size import ModelTooLarge
+
+    rng = random.Random(3)
+    for t in range(12):
+        h, w, ncol = rng.randint(3, 12), rng.randint(3, 12), 1 + t % 3
+        p = puzzle_from_grid(tuple(tuple(rng.randint(1, ncol) if rng.random() < 0.5 else 0
+                                         for _ in range(w)) for _ in range(h)))
+        for use_x in (True, False):
+            m, est = build(p, encoding="automaton", use_x=use_x).model, automaton_size(p, use_x)
+            assert m.num_variables <= est.variables <= 2 * m.num_variables
+            assert m.num_constraints <= est.constraints <= 3 * m.num_constraints
+    # a random 40x40: 277k constraints built, about 176 MB by the estimate; refused under 100 MB
+    # before anything is built, while its order model (18k constraints) fits
+    p = puzzle_from_grid(tuple(tuple(int(rng.random() < 0.5) for _ in range(40))
+                               for _ in range(40)))
+    with pytest.raises(ModelTooLarge, match="automaton|constraints"):
+        build(p, encoding="automaton", use_x=False, max_model_mb=100)
+    build(p, encoding="order", use_x=False, max_model_mb=100)
