@@ -29,6 +29,7 @@ import numpy as np
 
 from formulations.clock import FIT_SLACK_S, Deadline
 from formulations.model import NonogramModel, QuadraticPenalty, lower
+from formulations.model.penalty import qubo_size
 from formulations.options import parse_value
 from formulations.results import BackendError, RawAnswer, SamplingStats, Status, tts99
 from formulations.stats import tts99_interval
@@ -616,36 +617,42 @@ BACKENDS = [
     Backend("sa", "dwave-samplers simulated annealing on the penalty QUBO (model without x; "
                   "an automatic schedule: sweeps from the model's size, 188 on cat15, 30000 at "
                   "most; reads 100, fewer for long anneals)",
-            _solver(_PLANS["sa"]), requires=("dimod", "dwave.samplers"), install_hint=_HINT,
+            _solver(_PLANS["sa"]), translation=qubo_size,
+            requires=("dimod", "dwave.samplers"), install_hint=_HINT,
             options=_SA_OPTIONS, reproducible=True, check_params=_param_checker(_PLANS["sa"]),
             minimum=_AT_LEAST_ONE, use_x=NO_X_SAMPLERS),
     Backend("tabu", f"dwave-samplers tabu search on the penalty QUBO (default {TABU_READS} reads, "
                     "each stopping at energy 0)",
-            _solver(_PLANS["tabu"]), requires=("dimod", "dwave.samplers"), install_hint=_HINT,
+            _solver(_PLANS["tabu"]), translation=qubo_size,
+            requires=("dimod", "dwave.samplers"), install_hint=_HINT,
             options={"reads": int, **_WEIGHTS}, check_params=_param_checker(_PLANS["tabu"]),
             minimum=_AT_LEAST_ONE, use_x=NO_X_SAMPLERS,
             refuse=size_limit("tabu", TABU_MAX_VARIABLES, "it builds a dense n x n matrix")),
     Backend("descent", f"dwave-samplers steepest descent from random states "
                        f"(default {DESCENT_READS} reads; a baseline, rarely solves)",
-            _solver(_PLANS["descent"]), requires=("dimod", "dwave.samplers"), install_hint=_HINT,
+            _solver(_PLANS["descent"]), translation=qubo_size,
+            requires=("dimod", "dwave.samplers"), install_hint=_HINT,
             options={"reads": int, **_WEIGHTS}, reproducible=True,
             check_params=_param_checker(_PLANS["descent"]), minimum=_AT_LEAST_ONE),
     Backend("openjij-sa", "OpenJij simulated annealing (SASampler) on the penalty QUBO (model "
                           "without x; the automatic schedule of sa)",
-            _solver(_PLANS["openjij-sa"]), requires=("openjij",), install_hint=_OJ_HINT,
+            _solver(_PLANS["openjij-sa"]), translation=qubo_size,
+            requires=("openjij",), install_hint=_OJ_HINT,
             options=_SA_OPTIONS_NO_SCHEDULE, reproducible=True,
             check_params=_param_checker(_PLANS["openjij-sa"]), minimum=_AT_LEAST_ONE,
             use_x=NO_X_SAMPLERS),
     Backend("openjij-sqa", f"OpenJij simulated quantum annealing (SQASampler, path-integral Monte "
                            f"Carlo; --param gamma=, trotter=, beta=) on the penalty QUBO (default "
                            f"{OPENJIJ_SQA_READS} reads x {OPENJIJ_SQA_SWEEPS} sweeps)",
-            _solver(_PLANS["openjij-sqa"]), requires=("openjij",), install_hint=_OJ_HINT,
+            _solver(_PLANS["openjij-sqa"]), translation=qubo_size,
+            requires=("openjij",), install_hint=_OJ_HINT,
             options={"reads": int, "sweeps": int, **_WEIGHTS}, reproducible=True,
             check_params=_param_checker(_PLANS["openjij-sqa"]), minimum=_AT_LEAST_ONE,
             use_x=NO_X_SAMPLERS),
     Backend("exact", f"dimod ExactSolver: all 2^n states, models of at most {EXACT_MAX_VARIABLES} "
                      "variables (proves infeasible/unique)",
-            _solver(_PLANS["exact"]), requires=("dimod",), install_hint=_HINT,
+            _solver(_PLANS["exact"]), translation=qubo_size,
+            requires=("dimod",), install_hint=_HINT,
             options=dict(_WEIGHTS), supports_unique=True, reproducible=True,
             refuse=size_limit("exact", EXACT_MAX_VARIABLES, "it enumerates all 2^n states")),
 ]
@@ -680,13 +687,15 @@ def resolve(name: str) -> Backend:
     if _enumerates(sampler):  # holds all 2^n states: the exact backend's guard and meaning
         plan = _Plan(name, make, None, "ignore", exhaustive=True)
         return Backend(name, f"dimod sampler {module}.{cls}: all 2^n states, at most "
-                       f"{EXACT_MAX_VARIABLES} variables", _solver(plan), requires=(module,),
+                       f"{EXACT_MAX_VARIABLES} variables", _solver(plan), translation=qubo_size,
+                       requires=(module,),
                        options=dict(_WEIGHTS), supports_unique=True, reproducible=True,
                        check_params=_param_checker(plan),
                        refuse=size_limit(name, EXACT_MAX_VARIABLES, "it enumerates all 2^n states"))
     accepts_interrupt = "interrupt_function" in (_sampler_parameters(sampler) or set())
     plan = _Plan(name, make, GENERIC_READS, "interrupt" if accepts_interrupt else "chunks")
     return Backend(name, f"dimod sampler {module}.{cls} on the penalty QUBO", _solver(plan),
+                   translation=qubo_size,
                    requires=(module,), options=_SA_OPTIONS, check_params=_param_checker(plan),
                    minimum=_AT_LEAST_ONE)
 

@@ -25,6 +25,9 @@ class Backend:
     ``presolves``: a backend on the puzzle that line-solves it first itself, so that
     ``presolve=True`` asks for nothing more (for any other puzzle backend it is refused).
     ``reproducible``: the same seed gives the same answer (checked by the conformance kit).
+    ``translation(nm)`` gives the size of the backend's own form of a model (an object with
+    ``megabytes`` and ``describe()``, e.g. the penalty QUBO of the samplers), held to the same
+    memory cap as the model before any solving.
     ``check_params(params)`` raises BackendError for native parameters the solver would refuse,
     so that a misspelt one fails before any model is built; ``minimum`` gives the smallest
     value of a numeric option (``reads``: 1).
@@ -41,6 +44,7 @@ class Backend:
     uses_model: bool = True
     presolves: bool = False
     refuse: Callable[[Any], ModelRefused | None] | None = None
+    translation: Callable[[Any], Any] | None = None
     reproducible: bool = False
     check_params: Callable[[dict[str, Any]], None] | None = None
     minimum: dict[str, float] = field(default_factory=dict)
@@ -118,3 +122,19 @@ def size_limit(backend: str, limit: int, why: str) -> Callable[[Any], ModelRefus
         return ModelRefused(backend, f"{why}: it takes at most {limit} variables, this model has "
                             f"{n}", tuple(remedies))
     return refuse
+
+
+def translation_fits(b: Backend, nm: Any, max_model_mb: float | None) -> ModelRefused | None:
+    """Why ``b``'s own form of ``nm`` (``Backend.translation``) is over ``max_model_mb``, or
+    None when it fits (or the backend keeps none worth counting)."""
+    if b.translation is None or max_model_mb is None:
+        return None
+    size = b.translation(nm)
+    if size.megabytes <= max_model_mb:
+        return None
+    remedies = []
+    if getattr(nm, "variables_before", None) is None:  # not presolved yet
+        remedies.append(Remedy("presolve"))
+    remedies += [Remedy("memory_cap"), Remedy("other_backend", "cpsat,lines")]
+    return ModelRefused(b.name, f"{size.describe()}, over the memory cap of {max_model_mb:,.0f} MB",
+                        tuple(remedies))

@@ -25,6 +25,7 @@ from __future__ import annotations
 import pickle
 from typing import Any
 
+from formulations.model.penalty import qubo_size
 from formulations.results import BackendError
 
 from .anneal import _SA_OPTIONS, GENERIC_READS, _param_checker, _Plan, _run, _sampler_parameters
@@ -66,7 +67,7 @@ def sampler_backend(sampler: Any, name: str | None = None) -> Backend:
 
     cls = type(sampler)
     return Backend(name, f"dimod sampler object {cls.__module__}.{cls.__qualname__} on the "
-                         "penalty QUBO", solve,
+                         "penalty QUBO", solve, translation=qubo_size,
                    options={**_SA_OPTIONS, **dict.fromkeys(native, object)},
                    check_params=_param_checker(plan))
 

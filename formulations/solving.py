@@ -170,7 +170,18 @@ def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None =
         return SolveResult(Status.UNKNOWN, b.name, use_x=ux, build_s=time.perf_counter() - t0,
                            message=str(exc))
     build_s = time.perf_counter() - t0
+    _check_translation(b, nm, max_model_mb)
     return _run_and_verify(b, nm, opts, clock, build_s=build_s, seed=seed, unique=unique)
+
+
+def _check_translation(b: Any, nm: Any, max_model_mb: float | None) -> None:
+    """The backend's own form of the model (a sampler's QUBO) is held to the model's memory cap:
+    ModelRefused, before any solving, when it would not fit."""
+    from backends.base import translation_fits
+
+    refused = translation_fits(b, nm, max_model_mb)
+    if refused is not None:
+        raise refused
 
 
 def _timed_solve(b: Any, target: Any, opts: dict[str, Any], **kwargs: Any) -> tuple[RawAnswer, float]:
@@ -239,6 +250,7 @@ def _solve_presolved(puzzle: Puzzle, b: Any, use_x: bool, clock: Deadline, *, se
         raw = RawAnswer(Status.SOLVED, (np.zeros(0, dtype=np.int8),), proven_unique=True,
                         message="presolve decided every cell; backend not called")
     else:
+        _check_translation(b, pre, max_model_mb)
         return _run_and_verify(b, pre, opts, clock, build_s=build_s, seed=seed,
                                unique=unique, presolve=stats)
     return verify(pre, raw, b.name, build_s=build_s, wall_s=None, unique_asked=unique,

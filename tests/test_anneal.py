@@ -246,3 +246,27 @@ def test_tabu_tenure_follows_the_model_size_unless_given():
                      params={"timeout": 5000, "tenure": 7})
     assert_solved(r, CAT)
     assert r.info["tenure"] == 7
+
+
+def test_the_qubo_is_held_to_the_memory_cap_before_any_sampling():
+    import random
+
+    from formulations.model.penalty import qubo_size
+    from formulations.puzzle import puzzle_from_grid
+    from formulations.results import ModelRefused
+
+    rng = random.Random(2)
+    for s in (6, 12, 30):
+        p = puzzle_from_grid(tuple(tuple(int(rng.random() < 0.5) for _ in range(s))
+                                   for _ in range(s)))
+        for use_x in (True, False):
+            nm = build_model(p, use_x=use_x)
+            est, got = qubo_size(nm).pairs, len(lower(nm).qv)
+            assert got <= est <= 1.3 * got + 10
+    # a random 30x30's QUBO (about 7 MB by the estimate) is refused under a 5 MB cap, with
+    # the ways out, while its model (about 3.5 MB) fits and cpsat takes it
+    nm = build_model(p, use_x=False)
+    assert qubo_size(nm).megabytes > 5
+    with pytest.raises(ModelRefused, match="penalty QUBO would have about .* over the memory cap"):
+        solve_puzzle(p, "sa", max_model_mb=5, seed=1)
+    assert solve_puzzle(p, "cpsat", max_model_mb=5).status is Status.SOLVED
