@@ -91,6 +91,21 @@ class Backend:
         """Why this backend cannot take ``nm`` (None when it can)."""
         return self.refuse(nm) if self.refuse is not None else None
 
+    def translation_refused(self, nm: Any, max_model_mb: float | None) -> ModelRefused | None:
+        """Why this backend's own form of ``nm`` (:attr:`translation`) is over ``max_model_mb``,
+        or None when it fits (or the backend keeps none worth counting)."""
+        if self.translation is None or max_model_mb is None:
+            return None
+        size = self.translation(nm)
+        if size.megabytes <= max_model_mb:
+            return None
+        remedies = []
+        if getattr(nm, "variables_before", None) is None:  # not presolved yet
+            remedies.append(Remedy("presolve"))
+        remedies += [Remedy("memory_cap"), Remedy("other_backend", "cpsat,lines")]
+        return ModelRefused(self.name, f"{size.describe()}, over the memory cap of "
+                            f"{max_model_mb:,.0f} MB", tuple(remedies))
+
     def run(self, nm: Any, opts: dict[str, Any], *, time_limit: float | None = None,
             seed: int | None = None, unique: bool = False) -> RawAnswer:
         """Solve with options already checked by :meth:`prepare` (``nm`` is the puzzle for a
@@ -122,19 +137,3 @@ def size_limit(backend: str, limit: int, why: str) -> Callable[[Any], ModelRefus
         return ModelRefused(backend, f"{why}: it takes at most {limit} variables, this model has "
                             f"{n}", tuple(remedies))
     return refuse
-
-
-def translation_fits(b: Backend, nm: Any, max_model_mb: float | None) -> ModelRefused | None:
-    """Why ``b``'s own form of ``nm`` (``Backend.translation``) is over ``max_model_mb``, or
-    None when it fits (or the backend keeps none worth counting)."""
-    if b.translation is None or max_model_mb is None:
-        return None
-    size = b.translation(nm)
-    if size.megabytes <= max_model_mb:
-        return None
-    remedies = []
-    if getattr(nm, "variables_before", None) is None:  # not presolved yet
-        remedies.append(Remedy("presolve"))
-    remedies += [Remedy("memory_cap"), Remedy("other_backend", "cpsat,lines")]
-    return ModelRefused(b.name, f"{size.describe()}, over the memory cap of {max_model_mb:,.0f} MB",
-                        tuple(remedies))

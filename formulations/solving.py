@@ -177,9 +177,7 @@ def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None =
 def _check_translation(b: Any, nm: Any, max_model_mb: float | None) -> None:
     """The backend's own form of the model (a sampler's QUBO) is held to the model's memory cap:
     ModelRefused, before any solving, when it would not fit."""
-    from backends.base import translation_fits
-
-    refused = translation_fits(b, nm, max_model_mb)
+    refused = b.translation_refused(nm, max_model_mb)
     if refused is not None:
         raise refused
 
