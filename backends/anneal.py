@@ -51,6 +51,9 @@ TABU_READS = 10
 # default, 20 ms, made the outcome depend on the machine's load.
 TABU_TIMEOUT_MS = 1000
 DESCENT_READS = 100
+GENERIC_READS = 100
+OPENJIJ_SA_READS = 100
+OPENJIJ_SQA_READS, OPENJIJ_SQA_SWEEPS = 20, 1000
 
 
 def tabu_tenure(n: int) -> int:
@@ -62,9 +65,7 @@ def tabu_tenure(n: int) -> int:
     --time-limit 15`` this rule solved 4/5, 2/5, 1/5 of 20x20, 25x25, 30x30 against 4/5, 0/5,
     0/5 at 20; at 30 s 4/5, 1/5, 0/5, as 20 did: a small gain within five puzzles' noise."""
     return min(n // 4, max(20, n // 40))
-GENERIC_READS = 100
-OPENJIJ_SA_READS = 100
-OPENJIJ_SQA_READS, OPENJIJ_SQA_SWEEPS = 20, 1000
+
 
 # backend option -> sampler parameter it sets
 _OPTION_PARAMETER = {"reads": "num_reads", "sweeps": "num_sweeps", "beta_range": "beta_range",
