@@ -32,9 +32,23 @@ CACHE_SIZE = 300_000
 search and probing revisit line states constantly, and puzzles share fully unknown lines."""
 
 
+_BW: dict[int, dict[int, object]] = {}
+"""Black-and-white lines: per clue (spec id), ``W << n | K`` -> ``_SAME``, ``_FAIL`` or the
+(white, black) bits the line removes. Engines hold the inner tables; they are cleared in place."""
+_BW_COUNT = [0]
+_SAME, _FAIL = object(), object()
+
+
+def _clear_bw() -> None:
+    for table in _BW.values():
+        table.clear()
+    _BW_COUNT[0] = 0
+
+
 def clear_cache() -> None:
     """Forget settled lines (benchmarks call this so that puzzles do not help each other)."""
     _CACHE.clear()
+    _clear_bw()
 
 
 def _spec_id(spec: LineSpec) -> int:
@@ -72,6 +86,8 @@ class Engine:
                                       + [line_spec(c, self.h, self.cindex) for c in puzzle.columns])
         self.nlines = self.h + self.w
         self.sids = [_spec_id(sp) for sp in self.specs]
+        self._shifts = [sp[0] for sp in self.specs]
+        self._bw_caches: list[dict] | None = None  # made at the first black-and-white propagate
         self.line_solves = 0
         self.removed = 0
         self.deadline: Deadline | None = None  # checked every few hundred line updates
@@ -204,9 +220,7 @@ class Engine:
         if len(_CACHE) > CACHE_SIZE:
             _CACHE.clear()
         if self.C == 2 and steps is None:
-            if deps is not None:
-                return self._propagate_bw_deps(state, lines, deps)
-            return self._propagate_bw(state, lines)
+            return self._propagate_bw(state, lines, deps)
         C, h = self.C, self.h
         specs, sids, cache = self.specs, self.sids, _CACHE
         inq = bytearray(self.nlines)
@@ -274,70 +288,20 @@ class Engine:
             self.line_solves += solves
             self.removed = removed
 
-    def _propagate_bw(self, state: list[int], lines: Iterable[int] | None) -> bool:
-        """:meth:`propagate` for black and white (two masks per line), without recording."""
-        h = self.h
-        specs, sids, cache = self.specs, self.sids, _CACHE
-        inq = bytearray(self.nlines)
-        dq: deque[int] = deque()
-        for lid in (range(self.nlines) if lines is None else lines):
-            if not inq[lid]:
-                inq[lid] = 1
-                dq.append(lid)
-        settle = settle_bw
-        solves = removed = 0
-        pop, push = dq.popleft, dq.append
-        clock, tick = self.deadline, 0
-        try:
-            while dq:
-                if clock is not None:
-                    tick += 1
-                    if tick & 255 == 0:
-                        clock.check("line solving")
-                lid = pop()
-                inq[lid] = 0
-                b = lid + lid
-                W = state[b]
-                K = state[b + 1]
-                key = (sids[lid], W, K)
-                res = cache.get(key, False)
-                if res is False:
-                    solves += 1
-                    n, lens, _, _ = specs[lid]
-                    res = cache[key] = settle(n, lens, W, K)
-                if res is None:
-                    return False
-                nW, nK = res
-                if nW == W and nK == K:
-                    continue
-                if lid < h:
-                    other, bit = h, 1 << lid
-                else:
-                    other, bit = 0, 1 << (lid - h)
-                nbit = ~bit
-                for d, off in ((W ^ nW, 0), (K ^ nK, 1)):
-                    if not d:
-                        continue
-                    state[b + off] ^= d
-                    removed += d.bit_count()
-                    while d:
-                        low = d & -d
-                        d ^= low
-                        ol = other + low.bit_length() - 1
-                        state[ol + ol + off] &= nbit
-                        if not inq[ol]:
-                            inq[ol] = 1
-                            push(ol)
-            return True
-        finally:
-            self.line_solves += solves
-            self.removed = removed
+    def _propagate_bw(self, state: list[int], lines: Iterable[int] | None,
+                      deps: list[int] | None = None) -> bool:
+        """:meth:`propagate` for black and white (two masks per line), without recording.
 
-    def _propagate_bw_deps(self, state: list[int], lines: Iterable[int] | None,
-                           deps: list[int]) -> bool:
-        """:meth:`_propagate_bw` that also tracks the decisions each line depends on."""
-        h = self.h
-        specs, sids, cache = self.specs, self.sids, _CACHE
+        The hot loop of probing and search: a line's masks ``W`` (may be white) and ``K`` (may be
+        black) look up a per-clue table keyed by the one integer ``W << n | K`` whose entry is
+        ``_SAME`` (the line is settled), ``_FAIL`` or the bits to remove, so that the common case,
+        a line already settled in that state, costs one dictionary probe.
+        """
+        if _BW_COUNT[0] > CACHE_SIZE:
+            _clear_bw()
+        caches, shifts, specs = self._bw_caches, self._shifts, self.specs
+        if caches is None:
+            caches = self._bw_caches = [_BW.setdefault(sid, {}) for sid in self.sids]
         inq = bytearray(self.nlines)
         dq: deque[int] = deque()
         for lid in (range(self.nlines) if lines is None else lines):
@@ -345,7 +309,9 @@ class Engine:
                 inq[lid] = 1
                 dq.append(lid)
         settle = settle_bw
+        h = self.h
         solves = removed = 0
+        same, fail = _SAME, _FAIL
         pop, push = dq.popleft, dq.append
         clock, tick = self.deadline, 0
         try:
@@ -359,41 +325,66 @@ class Engine:
                 b = lid + lid
                 W = state[b]
                 K = state[b + 1]
-                key = (sids[lid], W, K)
-                res = cache.get(key, False)
-                if res is False:
+                table = caches[lid]
+                key = W << shifts[lid] | K
+                res = table.get(key)
+                if res is same:
+                    continue
+                if res is None:
                     solves += 1
                     n, lens, _, _ = specs[lid]
-                    res = cache[key] = settle(n, lens, W, K)
-                if res is None:
-                    self.conflict = deps[lid]
-                    return False
-                nW, nK = res
-                if nW == W and nK == K:
-                    continue
-                if lid < h:
-                    other, bit = h, 1 << lid
-                else:
-                    other, bit = 0, 1 << (lid - h)
-                nbit = ~bit
-                dl = deps[lid]
-                for d, off in ((W ^ nW, 0), (K ^ nK, 1)):
-                    if not d:
+                    got = settle(n, lens, W, K)
+                    if got is None:
+                        res = fail
+                    elif got[0] == W and got[1] == K:
+                        res = same
+                    else:
+                        res = (W ^ got[0], K ^ got[1])
+                    table[key] = res
+                    if res is same:
                         continue
-                    state[b + off] ^= d
-                    removed += d.bit_count()
-                    while d:
-                        low = d & -d
-                        d ^= low
-                        ol = other + low.bit_length() - 1
-                        state[ol + ol + off] &= nbit
-                        deps[ol] |= dl
+                if res is fail:
+                    if deps is not None:
+                        self.conflict = deps[lid]
+                    return False
+                dW, dK = res
+                if lid < h:
+                    other, nbit = h + h, ~(1 << lid)
+                else:
+                    other, nbit = 0, ~(1 << (lid - h))
+                dl = deps[lid] if deps is not None else 0
+                if dW:
+                    state[b] = W ^ dW
+                    removed += dW.bit_count()
+                    while dW:
+                        low = dW & -dW
+                        dW ^= low
+                        o = other + 2 * low.bit_length() - 2
+                        state[o] &= nbit
+                        ol = o >> 1
+                        if dl:
+                            deps[ol] |= dl
+                        if not inq[ol]:
+                            inq[ol] = 1
+                            push(ol)
+                if dK:
+                    state[b + 1] = K ^ dK
+                    removed += dK.bit_count()
+                    while dK:
+                        low = dK & -dK
+                        dK ^= low
+                        o = other + 2 * low.bit_length() - 1
+                        state[o] &= nbit
+                        ol = o >> 1
+                        if dl:
+                            deps[ol] |= dl
                         if not inq[ol]:
                             inq[ol] = 1
                             push(ol)
             return True
         finally:
             self.line_solves += solves
+            _BW_COUNT[0] += solves
             self.removed = removed
 
     def _record(self, steps: list[Step], lid: int, rnd: int, old, res, changed: int,
