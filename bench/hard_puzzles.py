@@ -1,5 +1,5 @@
 """The survey's two undecided puzzles, Knotty (40x40) and Faase (95x80), against the directions
-of attack that need no new solver (a benchmark, not a test):
+of attack of issue 16 (a benchmark, not a test):
 
     python bench/hard_puzzles.py [--puzzles knotty,faase] [--probe-limit 600]
 
@@ -24,6 +24,13 @@ status and the seconds to it (a grid is checked against the clues):
 * ``rows-restart``: the same decision strategy under ``PORTFOLIO_WITH_QUICK_RESTART_SEARCH``;
 * ``sa-hint``: ``sa`` on the whole model without x for ``--hint-s`` seconds (the budget mode of
   the CLI), its best sample handed to CP-SAT on the same model as a solution hint.
+
+With ``--sat SECONDS`` it hands the same model (after line solving, without x) to a CDCL SAT
+solver through PySAT (``pip install python-sat``, not a dependency of the package): every
+labelled linear constraint (all coefficients +-1 in the order encoding) becomes clauses by
+PySAT's cardinality encodings (``--sat-encoding``, default ``seqcounter``), the solver is
+``--sat-solver`` (default ``cadical195``; ``kissat404``, ``glucose4``, ...), run in a child
+process that is killed at the limit (PySAT's interrupt does not reach CaDiCaL's search).
 
 ``--puzzles`` takes knotty, faase and webpbn survey numbers (``9892``: the survey's
 ``webpbn-09892.non``), so the hard five can be run the same way.
@@ -192,6 +199,76 @@ def sa_hint_run(puzzle, seconds: float, hint_s: float) -> dict:
             "note": note}
 
 
+def to_cnf(model, encoding: str = "seqcounter") -> tuple[list[list[int]], int]:
+    """Clauses for a model whose coefficients are all +-1 (variable ``i`` is literal ``i + 1``):
+    ``-x`` is written ``not x`` minus one, then PySAT's cardinality encoding of the sum."""
+    from pysat.card import CardEnc, EncType
+    from pysat.formula import IDPool
+
+    enc = getattr(EncType, encoding)
+    pool = IDPool(start_from=model.num_variables + 1)
+    clauses: list[list[int]] = []
+    build = {"<=": CardEnc.atmost, ">=": CardEnc.atleast, "==": CardEnc.equals}
+    for con in model.constraints:
+        lits, rhs = [], con.rhs
+        for v, c in con.terms:
+            if c not in (1, -1):
+                raise ValueError(f"{con.label}: coefficient {c} (this translation takes +-1)")
+            lits.append(v + 1 if c == 1 else -(v + 1))
+            rhs += c == -1
+        if con.sense.value == "<=" and len(lits) == 2 and rhs == 1:
+            clauses.append([-lits[0], -lits[1]])
+            continue
+        clauses.extend(build[con.sense.value](lits, bound=rhs, vpool=pool, encoding=enc).clauses)
+    return clauses, pool.top
+
+
+def _sat_child(clauses, solver_name, conn) -> None:
+    from pysat.solvers import Solver
+
+    with Solver(name=solver_name, bootstrap_with=clauses) as s:
+        ok = s.solve()
+        conn.send((ok, s.get_model() if ok else None))
+
+
+def sat_run(puzzle, eng: Engine, state: list[int], seconds: float, reached_s: float,
+            solver_name: str, encoding: str) -> dict:
+    """A SAT solver on the CNF of the model of what ``state`` leaves open (no x)."""
+    import multiprocessing as mp
+
+    import numpy as np
+
+    from formulations.model.presolve import reduced_from_state
+    from formulations.puzzle import is_solution
+
+    t0 = time.perf_counter() - reached_s
+    red = reduced_from_state(puzzle, eng, state, use_x=False, seconds=reached_s)
+    clauses, top = to_cnf(red.model, encoding)
+    note = f"{solver_name}/{encoding}: {red.model.num_variables} variables, {top} with the " \
+           f"encoding's, {len(clauses)} clauses"
+    recv, send = mp.Pipe(duplex=False)
+    child = mp.get_context("fork").Process(target=_sat_child, args=(clauses, solver_name, send))
+    child.start()
+    left = seconds - (time.perf_counter() - t0 - reached_s)
+    if recv.poll(max(0.0, left)):
+        ok, lits = recv.recv()
+        child.join()
+        if ok:
+            values = np.zeros(red.model.num_variables, dtype=np.int8)
+            for lit in lits:
+                if 0 < lit <= red.model.num_variables:
+                    values[lit - 1] = 1
+            note += "; SAT, grid " + ("checked" if is_solution(puzzle, red.decode(values))
+                                      else "WRONG")
+        else:
+            note += "; UNSAT"
+    else:
+        child.kill()
+        child.join()
+        note += f"; no answer in {seconds:g} s"
+    return {"open": red.unknown, "seconds": round(time.perf_counter() - t0, 3), "note": note}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--puzzles", default="knotty,faase")
@@ -202,6 +279,11 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"comma separated, of {', '.join(CPSAT_DIRECTIONS)}")
     ap.add_argument("--hint-s", type=float, default=60.0,
                     help="seconds of sa before the sa-hint direction's CP-SAT run (default 60)")
+    ap.add_argument("--sat", type=float, default=0.0,
+                    help="seconds of a SAT solver on the line-solved model (needs python-sat)")
+    ap.add_argument("--sat-solver", default="cadical195")
+    ap.add_argument("--sat-encoding", default="seqcounter",
+                    help="PySAT cardinality encoding (seqcounter, totalizer, kmtotalizer, ...)")
     ap.add_argument("--out", default=str(RESULTS / "hard_puzzles.csv"))
     args = ap.parse_args(argv)
     directions = [d for d in args.cpsat_directions.split(",") if d]
@@ -210,6 +292,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"unknown CP-SAT direction {bad[0]!r} (choose from {', '.join(CPSAT_DIRECTIONS)})",
               file=sys.stderr)
         return 2
+    if args.sat > 0:
+        try:
+            import pysat  # noqa: F401
+        except ImportError:
+            print("--sat needs PySAT: pip install python-sat", file=sys.stderr)
+            return 2
     rows = []
     for name in args.puzzles.split(","):
         path = puzzle_path(name)
@@ -254,6 +342,13 @@ def main(argv: list[str] | None = None) -> int:
             got = (sa_hint_run(puzzle, args.cpsat, args.hint_s) if d == "sa-hint"
                    else cpsat_run(puzzle, eng, start, d, args.cpsat, reached))
             r = {"puzzle": name, "direction": f"cpsat-{d}", "cells": cells, **got}
+            rows.append(r)
+            print(f"{r['puzzle']:<8} {r['direction']:<8} open {r['open']:>5} of {r['cells']}"
+                  f"  {r['seconds']:8.2f} s  {r['note']}", flush=True)
+        if args.sat > 0:
+            got = sat_run(puzzle, eng, state, args.sat, t_lines, args.sat_solver,
+                          args.sat_encoding)
+            r = {"puzzle": name, "direction": "sat", "cells": cells, **got}
             rows.append(r)
             print(f"{r['puzzle']:<8} {r['direction']:<8} open {r['open']:>5} of {r['cells']}"
                   f"  {r['seconds']:8.2f} s  {r['note']}", flush=True)

@@ -353,27 +353,15 @@ class Engine:
                 else:
                     other, nbit = 0, ~(1 << (lid - h))
                 dl = deps[lid] if deps is not None else 0
-                if dW:
-                    state[b] = W ^ dW
-                    removed += dW.bit_count()
-                    while dW:
-                        low = dW & -dW
-                        dW ^= low
-                        o = other + 2 * low.bit_length() - 2
-                        state[o] &= nbit
-                        ol = o >> 1
-                        if dl:
-                            deps[ol] |= dl
-                        if not inq[ol]:
-                            inq[ol] = 1
-                            push(ol)
-                if dK:
-                    state[b + 1] = K ^ dK
-                    removed += dK.bit_count()
-                    while dK:
-                        low = dK & -dK
-                        dK ^= low
-                        o = other + 2 * low.bit_length() - 1
+                for off, d in ((0, dW), (1, dK)):  # the white bits, then the black
+                    if not d:
+                        continue
+                    state[b + off] ^= d
+                    removed += d.bit_count()
+                    while d:
+                        low = d & -d
+                        d ^= low
+                        o = other + 2 * low.bit_length() - 2 + off
                         state[o] &= nbit
                         ol = o >> 1
                         if dl:
