@@ -219,6 +219,25 @@ def test_backjumping_and_sprints_lose_nothing(monkeypatch, backjump, sprints):
             check_search(p, sols, r)
 
 
+def test_a_line_table_cleared_mid_search_loses_nothing(monkeypatch):
+    # the settled-line tables are emptied whenever they outgrow CACHE_SIZE, in place, while
+    # engines hold them; with a tiny bound that happens at almost every propagation
+    import formulations.lines.engine as engine
+
+    monkeypatch.setattr(engine, "CACHE_SIZE", 3)
+    clears = []
+    real = engine._clear_bw
+    monkeypatch.setattr(engine, "_clear_bw", lambda: (clears.append(1), real()))
+    engine.clear_cache()
+    rng = random.Random(5)
+    for t in range(30):
+        p = random_puzzle(rng, rng.randint(3, 5), rng.randint(3, 5))
+        sols = brute_solutions(p)
+        check_search(p, sols, solve_lines(p, max_solutions=2, backjump=t % 2 == 0))
+    assert len(clears) > 30  # the tables were emptied again and again, mid-search
+    engine.clear_cache()
+
+
 def test_every_option_agrees_on_larger_random_puzzles():
     # too large for brute force: every setting must reach the verdict the default reaches, with
     # grids the checker accepts, and all solutions when asked for more than there are
