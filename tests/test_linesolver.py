@@ -100,6 +100,87 @@ def test_settle_line_matches_brute_force(ncol):
         assert line_starts(clue, cells) == starts, (clue, cells)
 
 
+def reference_settle_bw(n: int, lens: tuple[int, ...], W: int, K: int):
+    """settle_bw by memoised placement search, O(n^2 m): (white, black) or None."""
+    from functools import lru_cache
+    w = [W >> j & 1 for j in range(n)]
+    k_ = [K >> j & 1 for j in range(n)]
+    m = len(lens)
+
+    @lru_cache(maxsize=None)
+    def suf(k: int, p: int) -> bool:  # blocks k.. fit in cells [p, n), the rest white
+        if k == m:
+            return all(w[p:])
+        L = lens[k]
+        for s in range(p, n - L + 1):
+            if not all(w[p:s]):
+                break
+            if all(k_[s:s + L]) and (s + L == n or w[s + L]) \
+                    and suf(k + 1, min(n, s + L + 1)) and (s + L < n or k + 1 == m):
+                return True
+        return False
+
+    @lru_cache(maxsize=None)
+    def pre(k: int, q: int) -> bool:  # blocks ..k-1 fit in cells [0, q), the rest white
+        if k == 0:
+            return all(w[:q])
+        L = lens[k - 1]
+        for e in range(q, L - 1, -1):  # block k-1 ends at e (cells e-L .. e-1)
+            if not all(w[e:q]):
+                break
+            s = e - L
+            if all(k_[s:e]) and (s == 0 or w[s - 1]) and pre(k - 1, max(0, s - 1)) \
+                    and (s > 0 or k == 1):
+                return True
+        return False
+
+    if not suf(0, 0):
+        return None
+    white = sum(1 << j for j in range(n) if w[j] and any(pre(k, j) and suf(k, j + 1)
+                                                          for k in range(m + 1)))
+    black = 0
+    for k, L in enumerate(lens):
+        for s in range(n - L + 1):
+            if all(k_[s:s + L]) and (s == 0 or w[s - 1]) and (s + L == n or w[s + L]) \
+                    and pre(k, max(0, s - 1)) and (s > 0 or k == 0) \
+                    and suf(k + 1, min(n, s + L + 1)) and (s + L < n or k + 1 == m):
+                black |= ((1 << L) - 1) << s
+    return white, black
+
+
+def test_long_black_and_white_lines_match_a_placement_search():
+    """The bit-parallel settle on lines of up to 90 cells (long white runs: every level of the
+    backward scan, and its early stop) against a plain placement search."""
+    from formulations.lines.settle import settle_bw
+    rng = random.Random(7)
+    checked = contradictions = 0
+    for _ in range(300):
+        n = rng.randint(10, 90)
+        sol = [0] * n
+        for j in range(n):  # sparse and dense stretches: long runs of both colours
+            sol[j] = int(rng.random() < (0.08 if (j // rng.randint(5, 30)) % 2 else 0.7))
+        lens = tuple(line_runs(sol)) if rng.random() < 0.85 else \
+            tuple(rng.randint(1, 6) for _ in range(rng.randint(0, 8)))
+        lens = tuple(getattr(b, "length", b) for b in lens)
+        W = K = 0
+        for j in range(n):
+            r = rng.random()
+            if r < 0.55:  # open
+                W |= 1 << j
+                K |= 1 << j
+            elif r < 0.97:  # as in the solution
+                W |= (not sol[j]) << j
+                K |= sol[j] << j
+            else:  # the other colour (may contradict)
+                W |= sol[j] << j
+                K |= (not sol[j]) << j
+        want = reference_settle_bw(n, lens, W, K)
+        assert settle_bw(n, lens, W, K) == want, (n, lens, bin(W), bin(K))
+        checked += 1
+        contradictions += want is None
+    assert 10 < contradictions < checked - 100  # both outcomes exercised
+
+
 def test_colour_blocks_may_touch():
     clue = (Block(2, 1), Block(1, 2))  # different colours: no gap needed
     got = settle_line(clue, [0b111] * 3)

@@ -172,10 +172,14 @@ def settle_bw(n: int, lens: Sequence[int], W: int, K: int) -> tuple[int, int] | 
             if L > c:
                 r |= r << (L - c)
             black |= r
-        for sh, g in levels:
-            v |= (v >> sh) & g
-        white |= F[k] & (v >> 1)
-        ends = (v >> 1) & W
+        for sh, g in levels:  # Kogge-Stone, stopped at the first level that adds nothing
+            y = v | (v >> sh) & g  # (then every run below a start is covered already)
+            if y == v:
+                break
+            v = y
+        v >>= 1
+        white |= F[k] & v
+        ends = v & W
     white &= W
     if (white | black) != full:
         return None
