@@ -8,7 +8,8 @@ with a few integer operations per block instead of a loop per cell:
   the previous block's end positions by a carry trick that extends them over runs of cells that
   may be background (``((W + (E & W)) ^ W) | E``); "the block fits at ``s``" is a shifted AND of
   the colour mask, so a placement check is O(1) per block rather than O(length);
-* backward: the same from the right (a Kogge-Stone scan, since carries only run one way),
+* backward: the same from the right (a Kogge-Stone scan, since carries only run one way;
+  it stops at the first doubling that adds nothing, after which no longer one can),
   intersected with the forward sets, which leaves exactly the starts used by some valid
   placement;
 * the cells each block may cover and the cells that may be background are then unions of
