@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -115,6 +116,7 @@ class _Plan:
     default_sweeps: int | str | None = None  # unless --sweeps or --param num_sweeps; AUTO: auto_sweeps
     beta_split: bool = False   # the sampler takes beta_min / beta_max instead of beta_range
     read_cost: float = 1.0     # one read's cost relative to dwave's SA at the same sweeps
+    threads: bool = False      # its sample() releases the GIL: reads can run on several threads
 
 
 def _sampler_parameters(sampler: Any) -> set[str] | None:
@@ -203,12 +205,36 @@ def _sample_kwargs(plan: _Plan, sampler: Any, pen: QuadraticPenalty, *, seed: in
     return kw
 
 
+def cores() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def sampling_threads(plan: _Plan, workers: int | None, until_solved: bool) -> int:
+    """How many threads share a batch's reads: ``workers`` (0: every core); by default every
+    core when the run has a time budget to use (the command line), else one, so that a
+    statistics run's time per read is one sampler's. Samplers that hold the GIL get one."""
+    if workers is not None and workers < 0:
+        raise BackendError(f"workers must be 0 (all cores) or more, got {workers}")
+    if not plan.threads:
+        if workers not in (None, 0, 1):
+            raise BackendError(f"backend '{plan.name}' samples on one thread (workers=1)")
+        return 1
+    if workers is None:
+        return cores() if until_solved else 1
+    return cores() if workers == 0 else workers
+
+
 def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int | None,
          unique: bool, reads: int | None = None, sweeps: int | None = None,
          beta_range: tuple | None = None, beta_schedule: str | None = None,
          weights: dict | None = None, params: dict | None = None,
-         until_solved: bool = False) -> RawAnswer:
+         until_solved: bool = False, workers: int | None = None) -> RawAnswer:
     t0 = time.perf_counter()
+    threads = sampling_threads(plan, workers, until_solved)
     clock = Deadline(time_limit)
     try:
         pen = lower(nm, weights, deadline=clock)
@@ -247,14 +273,15 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
         kw.setdefault("energy_threshold", -pen.offset + 1e-9 * max(1.0, abs(pen.offset)))
         left = clock.left()
         if "timeout" not in kw:  # per read, in ms: the time limit shared out, else TABU_TIMEOUT_MS
+            per_thread = math.ceil(kw.get("num_reads", 1) / threads)  # reads one after another
             kw["timeout"] = (TABU_TIMEOUT_MS if left is None
-                             else max(1, int(1000 * left / kw.get("num_reads", 1))))
+                             else max(1, int(1000 * left / per_thread)))
 
     got = _sample(plan, sampler, bqm, kw, pen, clock, keep_zero=unique and plan.exhaustive,
-                  read_s=read_s)
+                  read_s=read_s, threads=threads)
     batches = [_batch_info(kw, got)]
     if until_solved and clock.end is not None and not plan.exhaustive:
-        got, kw = _until_solved(plan, sampler, bqm, kw, pen, clock, got, batches)
+        got, kw = _until_solved(plan, sampler, bqm, kw, pen, clock, got, batches, threads)
     total = int(got.counts.sum())
     successes = int(got.counts[got.energies == 0].sum())
     p = successes / total if total else 0.0
@@ -268,7 +295,7 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
         tts99_high_s=None if plan.exhaustive else _finite(ci.high))
     info: dict[str, Any] = {
         "sampler": plan.name, "qubo_variables": n, "qubo_interactions": len(pen.qv),
-        "weights": dict(pen.weights), "lowering_s": round(lowering_s, 6),
+        "weights": dict(pen.weights), "lowering_s": round(lowering_s, 6), "threads": threads,
         **{k: v for k, v in kw.items() if k in ("num_sweeps", "beta_schedule_type", "tenure")},
         **got.info,
     }
@@ -363,7 +390,8 @@ MAX_SWEEPS = 1_000_000
 
 
 def _until_solved(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: QuadraticPenalty,
-                  clock: Deadline, got: "_Samples", batches: list) -> tuple["_Samples", dict]:
+                  clock: Deadline, got: "_Samples", batches: list,
+                  threads: int = 1) -> tuple["_Samples", dict]:
     """The command line's use of a time budget: while no read has reached energy 0, sample
     another batch, annealing SWEEP_GROWTH times longer (for samplers with sweeps; at the same
     length once a longer read would take more than half the time left) with as many reads as
@@ -377,7 +405,7 @@ def _until_solved(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
     k = 0
     while best_e != 0 and not clock.expired():
         k += 1
-        t_read = got.sampling_s / max(1, int(got.counts.sum()))
+        t_read = got.sampling_s / max(1, int(got.counts.sum()))  # wall per read, threads shared
         nxt = dict(kw)
         if "num_sweeps" in nxt:
             nxt["num_sweeps"] = min(MAX_SWEEPS, nxt["num_sweeps"] * SWEEP_GROWTH)
@@ -393,7 +421,7 @@ def _until_solved(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
             nxt["num_reads"] = max(1, min(kw.get("num_reads", 1), int(0.5 * left / max(t_read, 1e-9))))
         if "seed" in nxt:
             nxt["seed"] = (nxt["seed"] + 7919 * k) % SEED_LIMIT
-        got = _sample(plan, sampler, bqm, nxt, pen, clock, read_s=t_read)
+        got = _sample(plan, sampler, bqm, nxt, pen, clock, read_s=t_read, threads=threads)
         batches.append(_batch_info(nxt, got))
         kw = nxt
         if got.best is not None and got.best_energy < best_e:
@@ -456,7 +484,8 @@ def _calls(plan: _Plan, kw: dict[str, Any], n: int, clock: Deadline,
 
 
 def _sample(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: QuadraticPenalty,
-            clock: Deadline, keep_zero: bool = False, read_s: float = 0.0) -> _Samples:
+            clock: Deadline, keep_zero: bool = False, read_s: float = 0.0,
+            threads: int = 1) -> _Samples:
     """Call the sampler (in chunks of reads when memory or the time limit ask for it) and keep
     only what the statistics need. Ctrl-C stops a sampler that takes ``interrupt_function``
     between reads and is raised on as KeyboardInterrupt once it has returned."""
@@ -468,7 +497,13 @@ def _sample(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: Quadra
             return bool(interrupted) or clock.expired()
         kw = {**kw, "interrupt_function": stop}
     with _sigint_as_flag(interrupted):
-        return _sample_calls(plan, sampler, bqm, kw, pen, clock, keep_zero, interrupted, read_s)
+        if threads <= 1:
+            return _sample_calls(plan, sampler, bqm, kw, pen, clock, keep_zero, interrupted,
+                                 read_s)
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(threads, thread_name_prefix=plan.name) as pool:
+            return _sample_calls(plan, sampler, bqm, kw, pen, clock, keep_zero, interrupted,
+                                 read_s, pool=pool, threads=threads)
 
 
 @contextmanager
@@ -492,10 +527,40 @@ def _sigint_as_flag(flag: list[bool]):
         raise KeyboardInterrupt
 
 
+THREAD_SEED_STRIDE = 104_729  # thread j of a call samples with the call's seed + j x this
+
+
+def _split(c: dict[str, Any], threads: int) -> list[dict[str, Any]]:
+    """One call's reads shared among up to ``threads`` concurrent calls, each its own seed."""
+    reads = c.get("num_reads")
+    if threads <= 1 or reads is None or reads < 2:
+        return [c]
+    k = min(threads, reads)
+    out = []
+    for j in range(k):
+        part = {**c, "num_reads": reads // k + (1 if j < reads % k else 0)}
+        if "seed" in part:
+            part["seed"] = (part["seed"] + THREAD_SEED_STRIDE * j) % SEED_LIMIT
+        out.append(part)
+    return out
+
+
+def _call(plan: _Plan, sampler: Any, bqm: Any, c: dict[str, Any]) -> Any:
+    try:
+        ss = sampler.sample(bqm, **c)
+        ss.record  # a lazy sample set resolves here, in the calling thread
+        return ss
+    except (TypeError, ValueError) as exc:
+        raise BackendError(f"backend '{plan.name}': the sampler rejected its arguments: {exc}") \
+            from None
+
+
 def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: QuadraticPenalty,
                   clock: Deadline, keep_zero: bool, interrupted: list[bool],
-                  read_s: float = 0.0) -> _Samples:
-    """The sampler calls of :func:`_sample` and what is kept of them."""
+                  read_s: float = 0.0, pool: Any = None, threads: int = 1) -> _Samples:
+    """The sampler calls of :func:`_sample` and what is kept of them. With a thread ``pool``,
+    each call's reads are shared among ``threads`` concurrent sampler calls (samplers whose
+    ``sample`` releases the GIL: dwave-samplers' C++ loops), one sampler object per thread."""
     n = pen.num_variables
     energies, counts, zero_rows = [], [], []
     best, best_e = None, math.inf
@@ -503,7 +568,8 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
     cut = False
     sinfo: dict[str, Any] = {}
     terms = n + len(pen.qv)
-    per_read = read_s + POST_SECONDS_PER_READ_TERM * terms
+    per_read = read_s / max(1, threads) + POST_SECONDS_PER_READ_TERM * terms
+    samplers = [sampler] + [plan.make() for _ in range(threads - 1)] if pool is not None else []
     done = 0
     t_first = time.perf_counter()
     for c in _calls(plan, kw, n, clock, read_s, terms):
@@ -521,43 +587,54 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
                 c = {**c, "num_reads": fit}
                 cut = True
         t, c0 = time.perf_counter(), time.process_time()
-        try:
-            ss = sampler.sample(bqm, **c)
-            rec = ss.record
-        except (TypeError, ValueError) as exc:
-            raise BackendError(f"backend '{plan.name}': the sampler rejected its arguments: {exc}") \
-                from None
+        if pool is None:
+            sets = [_call(plan, sampler, bqm, c)]
+        else:
+            parts = _split(c, threads)
+            sets = list(pool.map(lambda a: _call(plan, a[0], bqm, a[1]), zip(samplers, parts)))
         spent += time.perf_counter() - t
         cpu += time.process_time() - c0
         if interrupted:
             break  # raised on by _sigint_as_flag once the sampler is out of the way
-        done += len(rec)
-        order = np.fromiter(ss.variables, dtype=np.int64, count=len(ss.variables))
-        X = np.zeros((len(rec), n), dtype=np.int8)
-        X[:, order] = rec.sample
-        e = pen.energies(X)
-        energies.append(e)
-        counts.append(np.asarray(getattr(rec, "num_occurrences", np.ones(len(rec))), dtype=np.int64))
-        if len(e):
-            k = int(np.argmin(e))
-            if e[k] < best_e:
-                best, best_e = X[k].copy(), float(e[k])
-        if keep_zero and len(zero_rows) < 64:
-            zero_rows.extend(X[i].copy() for i in np.flatnonzero(e == 0)[:64 - len(zero_rows)])
-        if ss.info.get("beta_range") is not None:
-            sinfo["beta_range"] = [float(b) for b in ss.info["beta_range"]]
-        if isinstance(ss.info.get("beta_schedule_type"), str):
-            sinfo["beta_schedule_type"] = ss.info["beta_schedule_type"]
-        timing = ss.info.get("timing")
-        if isinstance(timing, dict) and "sampling_ns" in timing:
-            sinfo["sampler_sampling_s"] = sinfo.get("sampler_sampling_s", 0.0) + timing["sampling_ns"] * 1e-9
-        del X, ss, rec
+        for ss in sets:
+            best, best_e = _keep(ss, pen, n, energies, counts, zero_rows, keep_zero, sinfo,
+                                 best, best_e)
+            done += len(ss.record)
+        del sets
         per_read = (time.perf_counter() - t_first) / max(1, done)
     if clock.expired() and "interrupt_function" in kw:
         cut = cut or int(sum(int(x.sum()) for x in counts)) < (kw.get("num_reads") or 0)
     return _Samples(np.concatenate(energies) if energies else np.zeros(0),
                     np.concatenate(counts) if counts else np.zeros(0, np.int64), best, best_e,
                     zero_rows, spent, cpu, cut, sinfo)
+
+
+def _keep(ss: Any, pen: QuadraticPenalty, n: int, energies: list, counts: list, zero_rows: list,
+          keep_zero: bool, sinfo: dict[str, Any], best: np.ndarray | None,
+          best_e: float) -> tuple[np.ndarray | None, float]:
+    """Re-score one sample set exactly and keep what the statistics need (appending to
+    ``energies``, ``counts``, ``zero_rows``, ``sinfo``); returns the best row so far."""
+    rec = ss.record
+    order = np.fromiter(ss.variables, dtype=np.int64, count=len(ss.variables))
+    X = np.zeros((len(rec), n), dtype=np.int8)
+    X[:, order] = rec.sample
+    e = pen.energies(X)
+    energies.append(e)
+    counts.append(np.asarray(getattr(rec, "num_occurrences", np.ones(len(rec))), dtype=np.int64))
+    if len(e):
+        k = int(np.argmin(e))
+        if e[k] < best_e:
+            best, best_e = X[k].copy(), float(e[k])
+    if keep_zero and len(zero_rows) < 64:
+        zero_rows.extend(X[i].copy() for i in np.flatnonzero(e == 0)[:64 - len(zero_rows)])
+    if ss.info.get("beta_range") is not None:
+        sinfo["beta_range"] = [float(b) for b in ss.info["beta_range"]]
+    if isinstance(ss.info.get("beta_schedule_type"), str):
+        sinfo["beta_schedule_type"] = ss.info["beta_schedule_type"]
+    timing = ss.info.get("timing")
+    if isinstance(timing, dict) and "sampling_ns" in timing:
+        sinfo["sampler_sampling_s"] = sinfo.get("sampler_sampling_s", 0.0) + timing["sampling_ns"] * 1e-9
+    return best, best_e
 
 
 # -- the named backends -----------------------------------------------------------------------
@@ -570,10 +647,11 @@ def _make(module: str, cls: str) -> Callable[[], Any]:
 
 _PLANS = {
     "sa": _Plan("sa", _make("dwave.samplers", "SimulatedAnnealingSampler"), SA_READS, "interrupt",
-                scaled_beta=True, default_sweeps=AUTO),
-    "tabu": _Plan("tabu", _make("dwave.samplers", "TabuSampler"), TABU_READS, "tabu"),
+                scaled_beta=True, default_sweeps=AUTO, threads=True),
+    "tabu": _Plan("tabu", _make("dwave.samplers", "TabuSampler"), TABU_READS, "tabu",
+                  threads=True),
     "descent": _Plan("descent", _make("dwave.samplers", "SteepestDescentSolver"), DESCENT_READS,
-                     "chunks"),
+                     "chunks", threads=True),
     "exact": _Plan("exact", _make("dimod", "ExactSolver"), None, "ignore", exhaustive=True),
     # OpenJij's samplers through their dimod interface; chunked reads for the time limit
     "openjij-sa": _Plan("openjij-sa", _make("openjij", "SASampler"), OPENJIJ_SA_READS, "chunks",
@@ -602,7 +680,9 @@ def _param_checker(plan: _Plan) -> Callable[[dict[str, Any]], None]:
 
 
 _WEIGHTS = {"weights": dict, "params": dict, "until_solved": bool}
+_THREADS = {"workers": int}  # sampling threads (sampling_threads)
 _SA_OPTIONS = {"reads": int, "sweeps": int, "beta_range": tuple, "beta_schedule": str, **_WEIGHTS}
+_DWAVE_SA_OPTIONS = {**_SA_OPTIONS, **_THREADS}
 _HINT = 'pip install "nonogram-formulations[anneal]" (or: pip install dimod dwave-samplers)'
 _AT_LEAST_ONE = {"reads": 1, "sweeps": 1}
 # The annealers get the model without the cell variables x unless the caller chooses. Measured
@@ -620,20 +700,22 @@ BACKENDS = [
                   "most; reads 100, fewer for long anneals)",
             _solver(_PLANS["sa"]), translation=qubo_size,
             requires=("dimod", "dwave.samplers"), install_hint=_HINT,
-            options=_SA_OPTIONS, reproducible=True, check_params=_param_checker(_PLANS["sa"]),
+            options=_DWAVE_SA_OPTIONS, reproducible=True,
+            check_params=_param_checker(_PLANS["sa"]),
             minimum=_AT_LEAST_ONE, use_x=NO_X_SAMPLERS),
     Backend("tabu", f"dwave-samplers tabu search on the penalty QUBO (default {TABU_READS} reads, "
                     "each stopping at energy 0)",
             _solver(_PLANS["tabu"]), translation=qubo_size,
             requires=("dimod", "dwave.samplers"), install_hint=_HINT,
-            options={"reads": int, **_WEIGHTS}, check_params=_param_checker(_PLANS["tabu"]),
+            options={"reads": int, **_WEIGHTS, **_THREADS},
+            check_params=_param_checker(_PLANS["tabu"]),
             minimum=_AT_LEAST_ONE, use_x=NO_X_SAMPLERS,
             refuse=size_limit("tabu", TABU_MAX_VARIABLES, "it builds a dense n x n matrix")),
     Backend("descent", f"dwave-samplers steepest descent from random states "
                        f"(default {DESCENT_READS} reads; a baseline, rarely solves)",
             _solver(_PLANS["descent"]), translation=qubo_size,
             requires=("dimod", "dwave.samplers"), install_hint=_HINT,
-            options={"reads": int, **_WEIGHTS}, reproducible=True,
+            options={"reads": int, **_WEIGHTS, **_THREADS}, reproducible=True,
             check_params=_param_checker(_PLANS["descent"]), minimum=_AT_LEAST_ONE),
     Backend("openjij-sa", "OpenJij simulated annealing (SASampler) on the penalty QUBO (model "
                           "without x; the automatic schedule of sa)",

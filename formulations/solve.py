@@ -84,7 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--encoding", choices=ENCODINGS, help="the model's encoding (default order)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the grid")
     g = p.add_argument_group("backend options (passed only when given)")
-    g.add_argument("--workers", type=int, help="solver threads (cpsat)")
+    g.add_argument("--workers", type=int,
+                   help="threads, 0 = every core: cpsat's search workers (default 1); sa, tabu "
+                        "and descent share their reads among sampling threads (default: every "
+                        "core with --time-limit, else 1)")
     g.add_argument("--reads", type=int, help="samples per run (annealers)")
     g.add_argument("--sweeps", type=int, help="sweeps per read (simulated annealing)")
     g.add_argument("--beta-range", type=_argtype(opt.parse_floats, 2), metavar="LO,HI",

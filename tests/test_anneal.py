@@ -54,6 +54,43 @@ def test_sa_is_reproducible_with_a_seed():
     assert a.sampling.reads == b.sampling.reads == 20
 
 
+@pytest.mark.parametrize("backend", ["sa", "tabu", "descent"])
+def test_threads_share_the_reads_and_each_read_is_rescored(backend):
+    # two threads draw the asked reads between them; every read is re-scored from the model
+    r = solve_puzzle(CAT, backend, seed=5, reads=9, workers=2, use_x=False)
+    assert r.info["threads"] == 2 and r.sampling.reads == 9
+    if r.status is Status.SOLVED:
+        assert_solved(r, CAT)
+    else:  # the best read's energy is the exact penalty of what it breaks
+        assert r.energy > 0 and r.violations
+    one = solve_puzzle(CAT, backend, seed=5, reads=9, use_x=False)
+    assert one.info["threads"] == 1 and one.sampling.reads == 9
+
+
+def test_threaded_sa_is_reproducible_with_a_seed():
+    a = solve_puzzle(CAT, "sa", seed=6, reads=12, workers=2, sweeps=50)
+    b = solve_puzzle(CAT, "sa", seed=6, reads=12, workers=2, sweeps=50)
+    assert a.sampling.success_probability == b.sampling.success_probability
+    assert a.grid == b.grid and a.energy == b.energy
+
+
+def test_a_time_budget_samples_on_every_core_unless_told():
+    from backends.anneal import cores
+
+    r = solve_puzzle(CAT, "sa", seed=1, time_limit=20, until_solved=True)
+    assert_solved(r, CAT)
+    assert r.info["threads"] == cores()
+    r = solve_puzzle(CAT, "sa", seed=1, time_limit=20, until_solved=True, workers=1)
+    assert_solved(r, CAT)
+    assert r.info["threads"] == 1
+    assert solve_puzzle(CAT, "sa", seed=1, reads=3).info["threads"] == 1  # statistics: one
+
+
+def test_bad_thread_counts_are_clear_errors():
+    with pytest.raises(BackendError, match="workers must be 0"):
+        solve_puzzle(CAT, "sa", workers=-1)
+
+
 def test_sa_options_reach_the_sampler():
     r = solve_puzzle(CAT, "sa", seed=2, reads=7, sweeps=300, beta_range=(0.5, 8.0),
                      beta_schedule="linear", weights={"link": 1.5}, params={"randomize_order": "true"})

@@ -234,3 +234,11 @@ def test_ctrl_c_is_interrupted_exit_130_on_every_backend(backend, tmp_path):
     code, record, err = _interrupt([target, *LONG_RUNS[backend]], after=4.0)
     assert code == 130 and record["status"] == "interrupted", err
     assert record["exit_code"] == 130 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("backend", [b for b in ("sa", "tabu") if b in INSTALLED])
+def test_ctrl_c_stops_every_sampling_thread(backend):
+    # with two threads sharing the reads, Ctrl-C still ends the run at once, exit 130
+    code, record, err = _interrupt([CAT, *LONG_RUNS[backend], "--workers", "2"], after=4.0)
+    assert code == 130 and record["status"] == "interrupted", err
+    assert "Traceback" not in err
