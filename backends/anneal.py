@@ -7,14 +7,21 @@ package's ``verify()`` still checks the grid. Reported per run (``RawAnswer.info
 
 * ``reads``: samples actually drawn (fewer than asked when the time limit cut SA short);
 * ``success_probability``: fraction of reads at energy 0;
-* ``time_per_read_s``: wall time of the sampler calls divided by reads (overheads included);
-  ``cpu_per_read_s`` is the same in process CPU time, the figure that survives a busy machine;
+* ``time_per_read_s``: wall time of the sampler calls divided by reads (overheads included;
+  with several sampling threads, ``info.threads``, the reads overlap and this is the wall
+  time a read costs the run); ``cpu_per_read_s`` is the same in process CPU time, the figure
+  that survives a busy machine and one read's own cost whatever the threads;
 * ``tts99_s``: ``t_read * ln(0.01) / ln(1 - p)``; ``t_read`` when p >= 0.99; None when p = 0.
 
 Time limit: ``sa`` (and any sampler accepting ``interrupt_function``) stops between reads once
-the limit is spent; ``tabu`` gets ``timeout = limit / reads`` per read; other samplers with
-``num_reads`` are called in ten chunks (seed + chunk number) until the limit is spent; ``exact``
+the limit is spent; ``tabu`` gets ``timeout = limit / reads`` per read (the reads of one
+thread); other samplers with ``num_reads`` are called in ten chunks (seed + chunk number) until the limit is spent; ``exact``
 ignores it (it only takes tiny models).
+
+Threads: dwave-samplers' sa, tabu and descent release the GIL while they sample, so a call's
+reads can be shared among threads (``workers``; thread j seeds with seed + j x
+THREAD_SEED_STRIDE, so a seeded run stays reproducible). With a time budget to use (the command
+line's ``until_solved``) they take every core by default; statistics runs take one unless asked.
 """
 from __future__ import annotations
 
@@ -395,7 +402,7 @@ def _until_solved(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
     """The command line's use of a time budget: while no read has reached energy 0, sample
     another batch, annealing SWEEP_GROWTH times longer (for samplers with sweeps; at the same
     length once a longer read would take more than half the time left) with as many reads as
-    fit about half the time left, until a ground state or the time limit. Returns the last
+    fit about half the time left on ``threads`` threads, until a ground state or the time limit. Returns the last
     batch (its reads give the statistics) with the best sample over all batches.
 
     (A calibration of the weights between batches, doubling the families the best sample
@@ -405,7 +412,9 @@ def _until_solved(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
     k = 0
     while best_e != 0 and not clock.expired():
         k += 1
-        t_read = got.sampling_s / max(1, int(got.counts.sum()))  # wall per read, threads shared
+        reads = max(1, int(got.counts.sum()))
+        # one read's own length: the batch's wall time per read times the threads that shared it
+        t_read = got.sampling_s / reads * min(threads, reads)
         nxt = dict(kw)
         if "num_sweeps" in nxt:
             nxt["num_sweeps"] = min(MAX_SWEEPS, nxt["num_sweeps"] * SWEEP_GROWTH)
@@ -418,7 +427,8 @@ def _until_solved(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
         if t_read + CALL_SECONDS_PER_TERM * (pen.num_variables + len(pen.qv)) > left + FIT_SLACK_S:
             break  # not even one read of the next length (and its call's set-up) fits
         if "num_reads" in nxt:
-            nxt["num_reads"] = max(1, min(kw.get("num_reads", 1), int(0.5 * left / max(t_read, 1e-9))))
+            fit = int(0.5 * left / max(t_read, 1e-9)) * threads  # one after another per thread
+            nxt["num_reads"] = max(1, min(kw.get("num_reads", 1), fit))
         if "seed" in nxt:
             nxt["seed"] = (nxt["seed"] + 7919 * k) % SEED_LIMIT
         got = _sample(plan, sampler, bqm, nxt, pen, clock, read_s=t_read, threads=threads)
@@ -449,7 +459,7 @@ class _Samples:
 
 
 def _calls(plan: _Plan, kw: dict[str, Any], n: int, clock: Deadline,
-           read_s: float = 0.0, terms: int = 0) -> list[dict[str, Any]]:
+           read_s: float = 0.0, terms: int = 0, threads: int = 1) -> list[dict[str, Any]]:
     """The sampler calls for the reads asked: a call holds at most SAMPLE_CHUNK_BYTES of samples;
     a sampler that cannot be interrupted between reads gets at most READS_PER_CALL reads a call
     (so that Ctrl-C is heard within one call), and with a time limit ten calls or more, so the
@@ -471,7 +481,7 @@ def _calls(plan: _Plan, kw: dict[str, Any], n: int, clock: Deadline,
         if clock.end is not None and plan.time_limit in ("interrupt", "chunks"):
             size = min(size, max(1, math.ceil(reads / 10)))
             if read_s > 0:  # and no call much longer than CALL_BUDGET_S, as far as reads tell
-                size = min(size, max(1, int(CALL_BUDGET_S / read_s)))
+                size = min(size, max(1, int(CALL_BUDGET_S / read_s)) * threads)
     if size >= reads:
         return [kw]
     out = []
@@ -572,7 +582,7 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
     samplers = [sampler] + [plan.make() for _ in range(threads - 1)] if pool is not None else []
     done = 0
     t_first = time.perf_counter()
-    for c in _calls(plan, kw, n, clock, read_s, terms):
+    for c in _calls(plan, kw, n, clock, read_s, terms, threads if pool is not None else 1):
         if counts and clock.expired():
             cut = True
             break
