@@ -15,8 +15,8 @@ package's ``verify()`` still checks the grid. Reported per run (``RawAnswer.info
 
 Time limit: ``sa`` (and any sampler accepting ``interrupt_function``) stops between reads once
 the limit is spent; ``tabu`` gets ``timeout = limit / reads`` per read (the reads of one
-thread); other samplers with ``num_reads`` are called in ten chunks (seed + chunk number) until the limit is spent; ``exact``
-ignores it (it only takes tiny models).
+thread); other samplers with ``num_reads`` are called in ten chunks (seed + chunk number) until
+the limit is spent; ``exact`` ignores it (it only takes tiny models).
 
 Threads: dwave-samplers' sa, tabu and descent release the GIL while they sample, so a call's
 reads can be shared among threads (``workers``; thread j seeds with seed + j x

@@ -77,9 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--unique", action="store_true", help="also search for a second solution")
     xg = p.add_mutually_exclusive_group()
     xg.add_argument("--x", dest="use_x", action="store_true", default=None,
-                    help="build with the cell variables x (R = x = C); the default except for cpsat")
+                    help="build with the cell variables x (R = x = C); the default for "
+                         "lines, descent, exact and qbpp")
     xg.add_argument("--no-x", dest="use_x", action="store_false",
-                    help="build without cell variables (R = C directly); the default for cpsat")
+                    help="build without cell variables (R = C directly); the default for "
+                         "cpsat, sa, tabu and openjij-*")
     p.add_argument("--presolve", action="store_true", help="fix what line solving decides before the backend")
     p.add_argument("--encoding", choices=ENCODINGS, help="the model's encoding (default order)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the grid")
