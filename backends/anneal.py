@@ -402,8 +402,9 @@ def _until_solved(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
     """The command line's use of a time budget: while no read has reached energy 0, sample
     another batch, annealing SWEEP_GROWTH times longer (for samplers with sweeps; at the same
     length once a longer read would take more than half the time left) with as many reads as
-    fit about half the time left on ``threads`` threads, until a ground state or the time limit. Returns the last
-    batch (its reads give the statistics) with the best sample over all batches.
+    fit about half the time left on ``threads`` threads, until a ground state or the time
+    limit. Returns the last batch (its reads give the statistics) with the best sample over
+    all batches.
 
     (A calibration of the weights between batches, doubling the families the best sample
     breaks, was measured against the fixed weights on janko 20x20-40x30 at 30 s and did not
