@@ -387,9 +387,11 @@ def _fits_one_read(plan: _Plan, kw: dict[str, Any], pen: QuadraticPenalty, clock
 
 def _batch_info(kw: dict[str, Any], got: "_Samples") -> dict[str, Any]:
     reads = int(got.counts.sum())
+    mean = float(np.dot(got.energies, got.counts) / reads) if reads else None
     return {"reads": reads, "num_sweeps": kw.get("num_sweeps"),
             "successes": int(got.counts[got.energies == 0].sum()),
-            "sampling_s": round(got.sampling_s, 6), "best_energy": got.best_energy}
+            "sampling_s": round(got.sampling_s, 6), "best_energy": got.best_energy,
+            "mean_energy": mean}
 
 
 SWEEP_GROWTH = 2          # each further batch anneals this many times longer
@@ -429,7 +431,9 @@ def _until_solved(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
             break  # not even one read of the next length (and its call's set-up) fits
         if "num_reads" in nxt:
             fit = int(0.5 * left / max(t_read, 1e-9)) * threads  # one after another per thread
-            nxt["num_reads"] = max(1, min(kw.get("num_reads", 1), fit))
+            # at least one read per thread when that fits: an idle thread is a core left unused
+            nxt["num_reads"] = max(1, min(kw.get("num_reads", 1), fit),
+                                   threads if t_read <= left else 1)
         if "seed" in nxt:
             nxt["seed"] = (nxt["seed"] + 7919 * k) % SEED_LIMIT
         got = _sample(plan, sampler, bqm, nxt, pen, clock, read_s=t_read, threads=threads)
