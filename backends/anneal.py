@@ -11,7 +11,8 @@ package's ``verify()`` still checks the grid. Reported per run (``RawAnswer.info
   with several sampling threads, ``info.threads``, the reads overlap and this is the wall
   time a read costs the run); ``cpu_per_read_s`` is the same in process CPU time, the figure
   that survives a busy machine and one read's own cost whatever the threads;
-* ``tts99_s``: ``t_read * ln(0.01) / ln(1 - p)``; ``t_read`` when p >= 0.99; None when p = 0.
+* ``tts99_s``: ``t_read * ln(0.01) / ln(1 - p)``; ``t_read`` when p >= 0.99; None when p = 0;
+  with several threads never less than one read's own length (``t_read`` x threads).
 
 Time limit: ``sa`` (and any sampler accepting ``interrupt_function``) stops between reads once
 the limit is spent; ``tabu`` gets ``timeout = limit / reads`` per read (the reads of one
@@ -20,8 +21,10 @@ the limit is spent; ``exact`` ignores it (it only takes tiny models).
 
 Threads: dwave-samplers' sa, tabu and descent release the GIL while they sample, so a call's
 reads can be shared among threads (``workers``; thread j seeds with seed + j x
-THREAD_SEED_STRIDE, so a seeded run stays reproducible). With a time budget to use (the command
-line's ``until_solved``) they take every core by default; statistics runs take one unless asked.
+THREAD_SEED_STRIDE, so a seeded run with a fixed thread count is reproducible; ``workers=0`` and
+the budget's default depend on the cores). With a time budget to use (the command line's
+``until_solved``) they take every core by default; statistics runs take one unless asked.
+``info.sampler_sampling_s`` (the sampler's own timing) is summed over the threads.
 """
 from __future__ import annotations
 
@@ -78,10 +81,6 @@ def tabu_tenure(n: int) -> int:
 # backend option -> sampler parameter it sets
 _OPTION_PARAMETER = {"reads": "num_reads", "sweeps": "num_sweeps", "beta_range": "beta_range",
                      "beta_schedule": "beta_schedule_type", "seed": "seed"}
-
-
-def _finite(x: float) -> float | None:
-    return None if math.isinf(x) else x
 
 
 AUTO = "auto"
@@ -294,12 +293,19 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
     p = successes / total if total else 0.0
     t_read = got.sampling_s / total if total else float("nan")
     ci = tts99_interval(successes, total, t_read, seed=seed or 0)
+    # with threads t_read is the pace (reads overlap); no TTS99 is shorter than one read's own
+    # length, the pace times the threads that shared the batch
+    floor = t_read * min(threads, total) if total else 0.0
+
+    def at_least_one_read(x: float) -> float | None:
+        return None if math.isinf(x) else max(x, floor)
+
     stats = SamplingStats(
         reads=total, success_probability=p, time_per_read_s=t_read,
         cpu_per_read_s=got.cpu_s / total if total else float("nan"), sampling_s=got.sampling_s,
-        tts99_s=None if plan.exhaustive else _finite(tts99(t_read, p)),
-        tts99_low_s=None if plan.exhaustive else _finite(ci.low),
-        tts99_high_s=None if plan.exhaustive else _finite(ci.high))
+        tts99_s=None if plan.exhaustive else at_least_one_read(tts99(t_read, p)),
+        tts99_low_s=None if plan.exhaustive else at_least_one_read(ci.low),
+        tts99_high_s=None if plan.exhaustive else at_least_one_read(ci.high))
     info: dict[str, Any] = {
         "sampler": plan.name, "qubo_variables": n, "qubo_interactions": len(pen.qv),
         "weights": dict(pen.weights), "lowering_s": round(lowering_s, 6), "threads": threads,
@@ -412,6 +418,8 @@ def _until_solved(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
     breaks, was measured against the fixed weights on janko 20x20-40x30 at 30 s and did not
     beat them: 17 of 20 solved against 19; it is not offered.)"""
     best, best_e = got.best, got.best_energy
+    asked = kw.get("num_reads", 1)  # the first batch's reads: no later batch has more
+    setup = CALL_SECONDS_PER_TERM * (pen.num_variables + len(pen.qv)) * threads
     k = 0
     while best_e != 0 and not clock.expired():
         k += 1
@@ -427,13 +435,13 @@ def _until_solved(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
             # the doubled length would take the rest of the time: more reads at this length
             t_read *= kw["num_sweeps"] / nxt["num_sweeps"]
             nxt["num_sweeps"] = kw["num_sweeps"]
-        if t_read + CALL_SECONDS_PER_TERM * (pen.num_variables + len(pen.qv)) > left + FIT_SLACK_S:
+        if t_read + setup > left + FIT_SLACK_S:
             break  # not even one read of the next length (and its call's set-up) fits
         if "num_reads" in nxt:
             fit = int(0.5 * left / max(t_read, 1e-9)) * threads  # one after another per thread
             # at least one read per thread when that fits: an idle thread is a core left unused
             nxt["num_reads"] = max(1, min(kw.get("num_reads", 1), fit),
-                                   threads if t_read <= left else 1)
+                                   min(threads, asked) if t_read <= left else 1)
         if "seed" in nxt:
             nxt["seed"] = (nxt["seed"] + 7919 * k) % SEED_LIMIT
         got = _sample(plan, sampler, bqm, nxt, pen, clock, read_s=t_read, threads=threads)
@@ -482,9 +490,9 @@ def _calls(plan: _Plan, kw: dict[str, Any], n: int, clock: Deadline,
                      CALL_SECONDS_PER_TERM * terms)
         size = min(size, max(1, int(budget / (POST_SECONDS_PER_READ_TERM * terms))))
     if "interrupt_function" not in kw:
-        size = min(size, READS_PER_CALL.get(plan.time_limit, size))
+        size = min(size, READS_PER_CALL.get(plan.time_limit, size) * threads)
         if clock.end is not None and plan.time_limit in ("interrupt", "chunks"):
-            size = min(size, max(1, math.ceil(reads / 10)))
+            size = min(size, max(threads, math.ceil(reads / 10)))
             if read_s > 0:  # and no call much longer than CALL_BUDGET_S, as far as reads tell
                 size = min(size, max(1, int(CALL_BUDGET_S / read_s)) * threads)
     if size >= reads:
@@ -506,10 +514,11 @@ def _sample(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: Quadra
     between reads and is raised on as KeyboardInterrupt once it has returned."""
     accepted = _sampler_parameters(sampler)
     interrupted: list[bool] = []
+    abort: list[bool] = []  # a thread's call failed: the others stop too
     if plan.time_limit == "interrupt" and (accepted is None or "interrupt_function" in accepted) \
             and "interrupt_function" not in kw:
         def stop() -> bool:
-            return bool(interrupted) or clock.expired()
+            return bool(interrupted) or bool(abort) or clock.expired()
         kw = {**kw, "interrupt_function": stop}
     with _sigint_as_flag(interrupted):
         if threads <= 1:
@@ -518,7 +527,7 @@ def _sample(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: Quadra
         from concurrent.futures import ThreadPoolExecutor
         with ThreadPoolExecutor(threads, thread_name_prefix=plan.name) as pool:
             return _sample_calls(plan, sampler, bqm, kw, pen, clock, keep_zero, interrupted,
-                                 read_s, pool=pool, threads=threads)
+                                 read_s, pool=pool, threads=threads, abort=abort)
 
 
 @contextmanager
@@ -560,19 +569,29 @@ def _split(c: dict[str, Any], threads: int) -> list[dict[str, Any]]:
     return out
 
 
-def _call(plan: _Plan, sampler: Any, bqm: Any, c: dict[str, Any]) -> Any:
+def _call(plan: _Plan, sampler: Any, bqm: Any, c: dict[str, Any],
+          abort: list[bool] | None = None) -> Any:
+    """One sampler call; on any error ``abort`` is set, so that the interrupt function stops
+    the other threads' calls between reads."""
     try:
         ss = sampler.sample(bqm, **c)
         ss.record  # a lazy sample set resolves here, in the calling thread
         return ss
     except (TypeError, ValueError) as exc:
+        if abort is not None:
+            abort.append(True)
         raise BackendError(f"backend '{plan.name}': the sampler rejected its arguments: {exc}") \
             from None
+    except BaseException:
+        if abort is not None:
+            abort.append(True)
+        raise
 
 
 def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: QuadraticPenalty,
                   clock: Deadline, keep_zero: bool, interrupted: list[bool],
-                  read_s: float = 0.0, pool: Any = None, threads: int = 1) -> _Samples:
+                  read_s: float = 0.0, pool: Any = None, threads: int = 1,
+                  abort: list[bool] | None = None) -> _Samples:
     """The sampler calls of :func:`_sample` and what is kept of them. With a thread ``pool``,
     each call's reads are shared among ``threads`` concurrent sampler calls (samplers whose
     ``sample`` releases the GIL: dwave-samplers' C++ loops), one sampler object per thread."""
@@ -583,7 +602,11 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
     cut = False
     sinfo: dict[str, Any] = {}
     terms = n + len(pen.qv)
+    # per_read: the run's pace (wall seconds per read, threads overlapping); one_read: one read's
+    # own length, what a call that cannot stop mid-read needs on each thread
     per_read = read_s / max(1, threads) + POST_SECONDS_PER_READ_TERM * terms
+    one_read = read_s + POST_SECONDS_PER_READ_TERM * terms
+    setup = CALL_SECONDS_PER_TERM * terms * (threads if pool is not None else 1)  # per thread
     samplers = [sampler] + [plan.make() for _ in range(threads - 1)] if pool is not None else []
     done = 0
     t_first = time.perf_counter()
@@ -592,12 +615,14 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
             cut = True
             break
         left = clock.left()
-        if counts and left is not None and left < CALL_SECONDS_PER_TERM * terms + per_read:
+        if counts and left is not None and left < setup + one_read:
             cut = True  # not even one read of another call fits
             break
         if counts and left is not None and c.get("num_reads", 1) > 1:
-            # the reads of this call that fit the time left, at the pace measured so far
-            fit = max(1, int((left - CALL_SECONDS_PER_TERM * terms) / max(per_read, 1e-9)))
+            # the reads of this call that fit the time left, at the pace measured so far: as
+            # many rounds of one read per thread as fit (a thread's reads run one after another)
+            rounds = max(1, int((left - setup) / max(one_read, 1e-9)))
+            fit = rounds * (threads if pool is not None else 1)
             if fit < c["num_reads"]:
                 c = {**c, "num_reads": fit}
                 cut = True
@@ -606,7 +631,8 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
             sets = [_call(plan, sampler, bqm, c)]
         else:
             parts = _split(c, threads)
-            sets = list(pool.map(lambda a: _call(plan, a[0], bqm, a[1]), zip(samplers, parts)))
+            sets = list(pool.map(lambda a: _call(plan, a[0], bqm, a[1], abort),
+                                 zip(samplers, parts)))
         spent += time.perf_counter() - t
         cpu += time.process_time() - c0
         if interrupted:
@@ -617,6 +643,7 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
             done += len(ss.record)
         del sets
         per_read = (time.perf_counter() - t_first) / max(1, done)
+        one_read = per_read * (min(threads, c.get("num_reads") or 1) if pool is not None else 1)
     if clock.expired() and "interrupt_function" in kw:
         cut = cut or int(sum(int(x.sum()) for x in counts)) < (kw.get("num_reads") or 0)
     return _Samples(np.concatenate(energies) if energies else np.zeros(0),

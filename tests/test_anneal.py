@@ -67,6 +67,25 @@ def test_threads_share_the_reads_and_each_read_is_rescored(backend):
     assert one.info["threads"] == 1 and one.sampling.reads == 9
 
 
+def test_a_call_split_among_threads_keeps_its_reads_and_seeds_each_part_apart():
+    from backends.anneal import _split
+
+    parts = _split({"num_reads": 9, "seed": 5, "num_sweeps": 10}, 4)
+    assert [c["num_reads"] for c in parts] == [3, 2, 2, 2]
+    assert len({c["seed"] for c in parts}) == 4 and parts[0]["seed"] == 5
+    assert all(c["num_sweeps"] == 10 for c in parts)
+    assert _split({"num_reads": 1, "seed": 5}, 4) == [{"num_reads": 1, "seed": 5}]
+    assert [c["num_reads"] for c in _split({"num_reads": 3}, 8)] == [1, 1, 1]
+
+
+def test_threaded_tts99_is_never_shorter_than_one_read():
+    r = solve_puzzle(CAT, "sa", seed=2, reads=8, workers=2, use_x=False)
+    s = r.sampling
+    assert s.success_probability > 0
+    assert s.tts99_s >= s.time_per_read_s * 2 * (1 - 1e-12)
+    assert s.tts99_low_s is None or s.tts99_low_s >= s.time_per_read_s * 2 * (1 - 1e-12)
+
+
 def test_threaded_sa_is_reproducible_with_a_seed():
     a = solve_puzzle(CAT, "sa", seed=6, reads=12, workers=2, sweeps=50)
     b = solve_puzzle(CAT, "sa", seed=6, reads=12, workers=2, sweeps=50)
