@@ -289,6 +289,16 @@ def test_a_time_budget_samples_batch_after_batch_until_a_verified_grid():
     r1 = solve_puzzle(CAT, "sa", use_x=False, sweeps=1, reads=10, seed=1, time_limit=30)
     assert r1.status is Status.UNKNOWN and "batches" not in r1.info
 
+def test_an_unsolved_budget_run_reports_the_best_of_all_its_batches():
+    # steepest descent (x model) does not solve cat15: every batch ends above energy 0, and the
+    # answer is the best sample of the whole run, counted over every batch's reads
+    r = solve_puzzle(CAT, "descent", seed=2, time_limit=1.5, until_solved=True, workers=1)
+    assert r.status is Status.UNKNOWN
+    batches = r.info["batches"]
+    assert len(batches) >= 2 and all(b["successes"] == 0 for b in batches)
+    assert r.energy == min(b["best_energy"] for b in batches) > 0
+    assert f"best of {sum(b['reads'] for b in batches)} reads in {len(batches)} batches" in r.message
+
 
 def test_tabu_tenure_follows_the_model_size_unless_given():
     from backends.anneal import tabu_tenure
