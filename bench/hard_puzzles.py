@@ -32,6 +32,17 @@ PySAT's cardinality encodings (``--sat-encoding``, default ``seqcounter``), the 
 ``--sat-solver`` (default ``cadical195``; ``kissat404``, ``glucose4``, ...), run in a child
 process that is killed at the limit (PySAT's interrupt does not reach CaDiCaL's search).
 
+With ``--beyond-goal SECONDS`` it asks whether the puzzle file's published goal (the XML's
+``<solution type="goal">``, checked against the clues first) is the only solution: CP-SAT on the
+line-solved model with the goal excluded (one clause over the open cells), then each grid it
+finds excluded too, until no other grid is found, ``--beyond-goal-count`` grids, or the
+seconds are spent; every grid is checked against the clues and reported with its distance
+(cells) from the goal. Two distinct checked grids are a certificate that the puzzle is not
+unique, however they were found; this direction does not find a first grid (the exclusion
+clause carries the goal's values). ``--hint-noise Q,...`` measures how close a solution hint
+must be: CP-SAT (``--cpsat`` seconds) with the goal's open cells as hints, a fraction ``Q`` of
+them flipped at random (seeded).
+
 ``--puzzles`` takes knotty, faase and webpbn survey numbers (``9892``: the survey's
 ``webpbn-09892.non``), so the hard five can be run the same way.
 
@@ -40,6 +51,9 @@ Prints one table row per puzzle and direction (open cells, seconds) and writes
 
     python bench/hard_puzzles.py --puzzles knotty,faase,9892,10088,12548,18297,22336 \
         --cpsat 600 --cpsat-directions lines,probed,rows,rows-restart
+    python bench/hard_puzzles.py --puzzles knotty,faase --beyond-goal 300 --probe-limit 0
+    python bench/hard_puzzles.py --puzzles knotty --cpsat 60 --cpsat-directions "" \
+        --hint-noise 0,0.02,0.05 --probe-limit 0
 """
 from __future__ import annotations
 
@@ -56,7 +70,7 @@ SURVEY_NON = ROOT.parent / "shared" / "corpus" / "webpbn-survey-non"
 CPSAT_DIRECTIONS = ("lines", "probed", "rows", "rows-restart", "sa-hint")
 RESULTS = ROOT / "bench" / "results"
 
-from formulations.io import read_puzzle  # noqa: E402
+from formulations.io import read_puzzle, read_puzzle_with_goal  # noqa: E402
 from formulations.lines.engine import Engine  # noqa: E402
 
 
@@ -269,6 +283,106 @@ def sat_run(puzzle, eng: Engine, state: list[int], seconds: float, reached_s: fl
     return {"open": red.unknown, "seconds": round(time.perf_counter() - t0, 3), "note": note}
 
 
+def _open_cells_model(puzzle, eng: Engine, state: list[int], reached_s: float):
+    """The line-solved model (with x) in CP-SAT and its open cells' variables ((i, j), var)."""
+    from backends.cpsat import to_cpsat
+    from formulations.model.presolve import reduced_from_state
+
+    red = reduced_from_state(puzzle, eng, state, use_x=True, seconds=reached_s)
+    cells = [((i, j), v) for (i, j), cv in sorted(red.cell_vars.items()) for v in cv.values()]
+    return red, to_cpsat(red.model), cells
+
+
+def _grid_of(solver, cp, red):
+    import numpy as np
+
+    values = np.array([solver.value(cp.get_bool_var_from_proto_index(i))
+                       for i in range(red.model.num_variables)], dtype=np.int8)
+    return red.decode(values)
+
+
+def _distance(a, b) -> int:
+    return sum(1 for ra, rb in zip(a, b) for x, y in zip(ra, rb) if (x != 0) != (y != 0))
+
+
+def beyond_goal_run(puzzle, goal, eng: Engine, state: list[int], seconds: float, count: int,
+                    reached_s: float) -> dict:
+    """Grids other than the published goal: CP-SAT with the goal excluded, then every grid found
+    excluded too; the number found, their distances from the goal, and how the search ended."""
+    from ortools.sat.python import cp_model
+
+    from backends.cpsat import TUNED, _set_params
+    from formulations.puzzle import is_solution
+
+    t0 = time.perf_counter() - reached_s
+    red, cp, cells = _open_cells_model(puzzle, eng, state, reached_s)
+
+    def exclude(grid) -> None:  # at least one open cell differs from ``grid``
+        clause = cp.proto.constraints.add().bool_or.literals
+        clause.extend([-v - 1 if grid[i][j] else v for (i, j), v in cells])
+
+    grids, dists, times, wrong, end = [goal], [], [], 0, "count reached"
+    exclude(goal)
+    solver = cp_model.CpSolver()
+    while len(dists) < count:
+        left = seconds - (time.perf_counter() - t0)
+        if left <= 0:
+            end = "time limit"
+            break
+        _set_params(solver.parameters, dict(TUNED, num_workers=1, max_time_in_seconds=left))
+        status = solver.solve(cp)
+        if status == cp_model.INFEASIBLE:
+            end = "no other grid (proved)"
+            break
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            end = "time limit"
+            break
+        g = _grid_of(solver, cp, red)
+        if not is_solution(puzzle, g) or g in grids:
+            wrong += 1
+            end = "a grid that is not a new solution (a bug)"
+            break
+        grids.append(g)
+        dists.append(_distance(g, goal))
+        times.append(round(time.perf_counter() - t0, 2))
+        exclude(g)
+    note = (f"{len(dists)} grids besides the goal, each checked; cells from the goal "
+            f"{sorted(dists)}; found at {times[:3]}{'...' if len(times) > 3 else ''} s; "
+            f"then {end}")
+    return {"open": red.unknown, "seconds": round(time.perf_counter() - t0, 3), "note": note,
+            "others": len(dists), "wrong": wrong}
+
+
+def hint_noise_run(puzzle, goal, eng: Engine, state: list[int], noise: float, seconds: float,
+                   reached_s: float, seed: int = 1) -> dict:
+    """CP-SAT with the goal's open cells as solution hints, a fraction ``noise`` flipped."""
+    import random
+
+    from ortools.sat.python import cp_model
+
+    from backends.cpsat import TUNED, _set_params
+    from formulations.puzzle import is_solution
+
+    t0 = time.perf_counter() - reached_s
+    red, cp, cells = _open_cells_model(puzzle, eng, state, reached_s)
+    rnd = random.Random(seed)
+    flipped = 0
+    for (i, j), v in cells:
+        want = 1 if goal[i][j] else 0
+        if rnd.random() < noise:
+            want, flipped = 1 - want, flipped + 1
+        cp.add_hint(cp.get_bool_var_from_proto_index(v), want)
+    solver = cp_model.CpSolver()
+    _set_params(solver.parameters, dict(TUNED, num_workers=1, max_time_in_seconds=seconds))
+    status = solver.solve(cp)
+    note = f"{solver.status_name(status)}, {flipped} of {len(cells)} hinted cells flipped"
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        g = _grid_of(solver, cp, red)
+        note += (", grid " + ("checked" if is_solution(puzzle, g) else "WRONG")
+                 + f", {_distance(g, goal)} cells from the goal")
+    return {"open": red.unknown, "seconds": round(time.perf_counter() - t0, 3), "note": note}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--puzzles", default="knotty,faase")
@@ -284,6 +398,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sat-solver", default="cadical195")
     ap.add_argument("--sat-encoding", default="seqcounter",
                     help="PySAT cardinality encoding (seqcounter, totalizer, kmtotalizer, ...)")
+    ap.add_argument("--beyond-goal", type=float, default=0.0,
+                    help="seconds of CP-SAT looking for grids other than the file's goal")
+    ap.add_argument("--beyond-goal-count", type=int, default=100,
+                    help="stop after this many other grids (default 100)")
+    ap.add_argument("--hint-noise", default="",
+                    help="fractions of the goal's cells flipped in a CP-SAT hint, comma separated "
+                         "(each run --cpsat seconds)")
     ap.add_argument("--out", default=str(RESULTS / "hard_puzzles.csv"))
     args = ap.parse_args(argv)
     directions = [d for d in args.cpsat_directions.split(",") if d]
@@ -304,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
         if not path.is_file():
             print(f"{path}: not found (the corpus is read by path, never copied)", file=sys.stderr)
             continue
-        puzzle = read_puzzle(path)
+        puzzle, goal = read_puzzle_with_goal(path)
         eng = Engine(puzzle)
         if eng.C != 2:  # the probing below keeps what two colours imply: black and white only
             print(f"{name}: a colour puzzle; this probing is for black and white", file=sys.stderr)
@@ -342,6 +463,30 @@ def main(argv: list[str] | None = None) -> int:
             got = (sa_hint_run(puzzle, args.cpsat, args.hint_s) if d == "sa-hint"
                    else cpsat_run(puzzle, eng, start, d, args.cpsat, reached))
             r = {"puzzle": name, "direction": f"cpsat-{d}", "cells": cells, **got}
+            rows.append(r)
+            print(f"{r['puzzle']:<8} {r['direction']:<8} open {r['open']:>5} of {r['cells']}"
+                  f"  {r['seconds']:8.2f} s  {r['note']}", flush=True)
+        if (args.beyond_goal > 0 or args.hint_noise) and goal is None:
+            print(f"{name}: the file carries no goal; --beyond-goal and --hint-noise skipped",
+                  file=sys.stderr)
+        elif args.beyond_goal > 0 or args.hint_noise:
+            from formulations.puzzle import check_grid
+
+            bad = check_grid(puzzle, goal)
+            if bad:
+                print(f"{name}: the file's goal breaks its clues ({bad[0]}); skipped",
+                      file=sys.stderr)
+                goal = None
+        more = []
+        if goal is not None and args.beyond_goal > 0:
+            more.append(("beyond-goal", beyond_goal_run(puzzle, goal, eng, state, args.beyond_goal,
+                                                        args.beyond_goal_count, t_lines)))
+        for q in (float(x) for x in args.hint_noise.split(",") if x) if goal is not None else ():
+            more.append((f"hint-noise-{q:g}", hint_noise_run(puzzle, goal, eng, state, q,
+                                                             args.cpsat or 60.0, t_lines)))
+        for d, got in more:
+            r = {"puzzle": name, "direction": d, "cells": cells,
+                 **{k: v for k, v in got.items() if k in ("open", "seconds", "note")}}
             rows.append(r)
             print(f"{r['puzzle']:<8} {r['direction']:<8} open {r['open']:>5} of {r['cells']}"
                   f"  {r['seconds']:8.2f} s  {r['note']}", flush=True)
