@@ -145,6 +145,10 @@ def _solve(solver, cp, callback=None):
         return solver.solve(*args)
     finally:
         done.set()
+        try:  # wake the watcher now rather than at its next 0.1 s poll (every solve waited it)
+            os.write(write_fd, b"\0")
+        except BlockingIOError:  # the pipe is full of signal bytes: the watcher wakes anyway
+            pass
         signal.set_wakeup_fd(previous)
         watcher.join()
         os.close(read_fd)
@@ -244,13 +248,22 @@ def check_params(params: dict[str, Any]) -> None:
 def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | None = None,
           unique: bool = False, workers: int = 1, log: bool = False,
           cp_presolve: bool = False, params: dict[str, Any] | None = None,
-          unique_by: str | None = None, line_patterns: bool = False) -> RawAnswer:
+          unique_by: str | None = None, line_patterns: bool = False,
+          clue_symmetry: bool = True) -> RawAnswer:
     """``unique_by`` picks how ``unique=True`` is decided: "enumerate" (one search stopped at the
     second grid; the default with one worker) or "exclude" (exclude the first grid and solve
     again; the default, and the only way, with several workers). ``line_patterns`` adds each
     line's clue automaton (``formulations.model.patterns``) as a redundant ``AddAutomaton``
     next to the linear constraints (black-and-white order-encoded models; ``info.line_patterns``
-    says how many were posted)."""
+    says how many were posted).
+
+    ``clue_symmetry`` (on by default): when the clues map onto themselves under a flip or a
+    rotation of the grid (:mod:`formulations.model.symmetry`), first look for a solution that is
+    invariant too, on the model plus the equalities of each orbit's cells, for at most half the
+    time left (:data:`SYMMETRY_FIRST_S` without a time limit); a grid found so is the first one
+    and uniqueness is then decided on the full model with it excluded. When there is no
+    invariant solution (or the share runs out) the full model is solved as without the option.
+    ``info.clue_symmetry`` says what was tried and how it ended."""
     from ortools.sat.python import cp_model
 
     t0 = time.perf_counter()
@@ -280,21 +293,35 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
     if time_limit is not None:
         parameters.max_time_in_seconds = max(0.0, time_limit - (time.perf_counter() - t0))
     n = nm.model.num_variables
-    if unique and unique_by == "enumerate":
+    first, sym = (_symmetric_first(nm, cp, parameters, time_limit, t0, clock)
+                  if clue_symmetry else (None, None))
+    if first is None and unique and unique_by == "enumerate":
         raw = _solve_unique(nm, cp, solver, t0)
         if posted is not None:
             raw.info["line_patterns"] = posted
+        if sym is not None:
+            raw.info["clue_symmetry"] = sym
         return raw
-    status = _solve(solver, cp)
-    info: dict[str, Any] = {"cpsat_status": solver.status_name(status),
-                            "cpsat_wall_s": solver.wall_time}  # CP-SAT's own clock, search only
-    if posted is not None:
-        info["line_patterns"] = posted
-    early = _no_solution(cp, status, t0, info)
-    if early is not None:
-        return early
-    first = _values(solver.response_proto, n)
-    info["first_s"] = time.perf_counter() - t0
+    if first is None:
+        if time_limit is not None:
+            parameters.max_time_in_seconds = max(0.0, time_limit - (time.perf_counter() - t0))
+        status = _solve(solver, cp)
+        info: dict[str, Any] = {"cpsat_status": solver.status_name(status),
+                                "cpsat_wall_s": solver.wall_time}  # CP-SAT's own clock, search
+        if posted is not None:
+            info["line_patterns"] = posted
+        if sym is not None:
+            info["clue_symmetry"] = sym
+        early = _no_solution(cp, status, t0, info)
+        if early is not None:
+            return early
+        first = _values(solver.response_proto, n)
+        info["first_s"] = time.perf_counter() - t0
+    else:
+        info = {"cpsat_status": sym["status"], "cpsat_wall_s": sym["cpsat_wall_s"],
+                "first_s": time.perf_counter() - t0, "clue_symmetry": sym}
+        if posted is not None:
+            info["line_patterns"] = posted
     found, proven = [first], None
     if unique:
         # unique_by=exclude, the only way with several workers (their enumeration sometimes ends
@@ -314,6 +341,48 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
             proven = False
     return RawAnswer(Status.SOLVED, tuple(found), solve_s=time.perf_counter() - t0,
                      proven_unique=proven, info=info)
+
+
+SYMMETRY_FIRST_S = 60.0
+"""Seconds the invariant-solution search may take when the run has no time limit."""
+
+
+def _symmetric_first(nm: NonogramModel, cp, parameters, time_limit: float | None, t0: float,
+                     clock: Deadline) -> tuple[np.ndarray | None, dict[str, Any] | None]:
+    """A solution invariant under the clues' symmetries, searched on a copy of ``cp`` with the
+    orbits' cells tied equal (``clue_symmetry`` of :func:`solve`): its values and what was
+    tried, ``(None, info)`` when it found none, ``(None, None)`` when the clues have no
+    symmetry (or the model is not one whose cells it can tie)."""
+    from ortools.sat.python import cp_model
+
+    from formulations.model.symmetry import clue_symmetries, symmetry_equalities
+
+    syms = clue_symmetries(nm.puzzle)
+    eqs = symmetry_equalities(nm, syms) if syms else []
+    if not eqs:
+        return None, None
+    sub = cp.clone()
+    var = sub.get_int_var_from_proto_index
+    for _, (ca, ka), (cb, kb) in eqs:
+        clock.check("posting the clue symmetry")
+        if ca != cb or ka != kb:
+            sub.add(sum(c * var(v) for v, c in ca.items()) + ka
+                    == sum(c * var(v) for v, c in cb.items()) + kb)
+    solver = cp_model.CpSolver()
+    solver.parameters.copy_from(parameters)
+    left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
+    share = SYMMETRY_FIRST_S if left is None else left / 2
+    solver.parameters.max_time_in_seconds = share
+    solver.parameters.enumerate_all_solutions = False
+    status = _solve(solver, sub)
+    info = {"symmetries": [s.name for s in syms], "equalities": len(eqs),
+            "status": solver.status_name(status), "cpsat_wall_s": solver.wall_time,
+            "seconds": round(time.perf_counter() - t0, 6)}
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        info["found"] = True
+        return _values(solver.response_proto, nm.model.num_variables), info
+    info["found"] = False  # INFEASIBLE: no invariant solution; UNKNOWN: the share ran out
+    return None, info
 
 
 def _no_solution(cp, status, t0: float, info: dict) -> RawAnswer | None:
@@ -382,7 +451,7 @@ BACKENDS = [
         requires=("ortools.sat.python.cp_model",),
         install_hint='pip install "nonogram-formulations[cpsat]" (or: pip install ortools)',
         options={"workers": int, "log": bool, "cp_presolve": bool, "params": dict,
-                 "unique_by": str, "line_patterns": bool},
+                 "unique_by": str, "line_patterns": bool, "clue_symmetry": bool},
         supports_unique=True,
         reproducible=True,
         check_params=check_params,
