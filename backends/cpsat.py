@@ -249,7 +249,7 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
           unique: bool = False, workers: int = 1, log: bool = False,
           cp_presolve: bool = False, params: dict[str, Any] | None = None,
           unique_by: str | None = None, line_patterns: bool = False,
-          clue_symmetry: bool = True) -> RawAnswer:
+          clue_symmetry: bool = True, symmetry_after: float | None = None) -> RawAnswer:
     """``unique_by`` picks how ``unique=True`` is decided: "enumerate" (one search stopped at the
     second grid; the default with one worker) or "exclude" (exclude the first grid and solve
     again; the default, and the only way, with several workers). ``line_patterns`` adds each
@@ -258,11 +258,12 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
     says how many were posted).
 
     ``clue_symmetry`` (on by default): when the clues map onto themselves under a flip or a
-    rotation of the grid (:mod:`formulations.model.symmetry`), first look for a solution that is
-    invariant too, on the model plus the equalities of each orbit's cells, for at most half the
-    time left (:data:`SYMMETRY_FIRST_S` without a time limit); a grid found so is the first one
-    and uniqueness is then decided on the full model with it excluded. When there is no
-    invariant solution (or the share runs out) the full model is solved as without the option.
+    rotation of the grid (:mod:`formulations.model.symmetry`) and the plain search has not found
+    a grid within ``symmetry_after`` seconds (default :data:`SYMMETRY_AFTER_S`; 0: at once), look for a solution that is invariant too, on the
+    model plus the equalities of each orbit's cells, for at most half the time left
+    (:data:`SYMMETRY_FIRST_S` without a time limit); a grid found so is the first one and
+    uniqueness is then decided on the full model with it excluded. When there is no invariant
+    solution (or the share runs out) the full model is solved as without the option.
     ``info.clue_symmetry`` says what was tried and how it ended."""
     from ortools.sat.python import cp_model
 
@@ -293,96 +294,156 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
     if time_limit is not None:
         parameters.max_time_in_seconds = max(0.0, time_limit - (time.perf_counter() - t0))
     n = nm.model.num_variables
-    first, sym = (_symmetric_first(nm, cp, parameters, time_limit, t0, clock)
-                  if clue_symmetry else (None, None))
-    if first is None and unique and unique_by == "enumerate":
-        raw = _solve_unique(nm, cp, solver, t0)
-        if posted is not None:
-            raw.info["line_patterns"] = posted
-        if sym is not None:
-            raw.info["clue_symmetry"] = sym
+    extra: dict[str, Any] = {} if posted is None else {"line_patterns": posted}
+    sym = _clue_symmetry(nm, clock) if clue_symmetry else None
+    if sym is None:
+        return _plain(nm, cp, solver, unique, unique_by, time_limit, t0, extra)
+    # Symmetric clues: the plain search first, for a slice (most puzzles are decided in it and
+    # pay nothing more), then a solution invariant under the symmetries, then the full model.
+    syms, eqs = sym
+    info_sym: dict[str, Any] = {"symmetries": [x.name for x in syms], "equalities": len(eqs)}
+    if symmetry_after is None:
+        symmetry_after = SYMMETRY_AFTER_S if time_limit is None \
+            else min(SYMMETRY_AFTER_S, time_limit / 4)
+    if symmetry_after < 0:
+        raise BackendError(f"symmetry_after must be 0 or more seconds, got {symmetry_after}")
+    raw = (_plain(nm, cp, solver, unique, unique_by, symmetry_after, t0, extra)
+           if symmetry_after > 0 else None)
+    undecided = (raw is not None and unique and raw.status is Status.SOLVED
+                 and raw.proven_unique is None)
+    if raw is not None and raw.status is not Status.UNKNOWN and not undecided:
+        raw.info["clue_symmetry"] = {**info_sym, "tried": False}
         return raw
-    if first is None:
-        if time_limit is not None:
-            parameters.max_time_in_seconds = max(0.0, time_limit - (time.perf_counter() - t0))
-        status = _solve(solver, cp)
-        info: dict[str, Any] = {"cpsat_status": solver.status_name(status),
-                                "cpsat_wall_s": solver.wall_time}  # CP-SAT's own clock, search
-        if posted is not None:
-            info["line_patterns"] = posted
-        if sym is not None:
-            info["clue_symmetry"] = sym
-        early = _no_solution(cp, status, t0, info)
-        if early is not None:
-            return early
-        first = _values(solver.response_proto, n)
-        info["first_s"] = time.perf_counter() - t0
+    if undecided:  # a grid, but no verdict within the slice: the verdict on the full model
+        first, info = raw.solutions[0], {**raw.info, "first_s": raw.info.get("first_s")}
+        info_sym["tried"] = False
     else:
-        info = {"cpsat_status": sym["status"], "cpsat_wall_s": sym["cpsat_wall_s"],
-                "first_s": time.perf_counter() - t0, "clue_symmetry": sym}
-        if posted is not None:
-            info["line_patterns"] = posted
+        first, got = _symmetric_first(cp, eqs, parameters, time_limit, t0, n)
+        info_sym.update(got, tried=True)
+        if first is None:  # no invariant solution (or the share ran out): the full model
+            raw = _plain(nm, cp, solver, unique, unique_by, time_limit, t0, extra)
+            raw.info["clue_symmetry"] = info_sym
+            return raw
+        info = {"cpsat_status": got["status"], "cpsat_wall_s": got["cpsat_wall_s"],
+                "first_s": time.perf_counter() - t0, **extra}
+    info["clue_symmetry"] = info_sym
     found, proven = [first], None
     if unique:
-        # unique_by=exclude, the only way with several workers (their enumeration sometimes ends
-        # FEASIBLE without a verdict, seen on cat15): exclude this grid (the cells fix every other
-        # variable) and search again.
-        clause = cp.proto.constraints.add().bool_or.literals
-        clause.extend([-v - 1 if first[v] else v for v in nm.blocking_variables()])
-        if time_limit is not None:
-            parameters.max_time_in_seconds = max(0.0, time_limit - (time.perf_counter() - t0))
-        status2 = _solve(solver, cp)
-        info["second_status"] = solver.status_name(status2)
-        info["cpsat_wall_s"] += solver.wall_time
-        if status2 == cp_model.INFEASIBLE:
-            proven = True
-        elif status2 in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            found.append(_values(solver.response_proto, n))
-            proven = False
+        found, proven = _exclude_and_solve(nm, cp, parameters, first, time_limit, t0, info)
     return RawAnswer(Status.SOLVED, tuple(found), solve_s=time.perf_counter() - t0,
                      proven_unique=proven, info=info)
 
 
+def _plain(nm: NonogramModel, cp, solver, unique: bool, unique_by: str,
+           time_limit: float | None, t0: float, extra: dict[str, Any]) -> RawAnswer:
+    """The model as it is: one search (``unique_by=enumerate``), or a solve and, for
+    uniqueness, a second with the first grid excluded; ``time_limit`` counts from ``t0``."""
+    from ortools.sat.python import cp_model
+
+    parameters = solver.parameters
+    if time_limit is not None:
+        parameters.max_time_in_seconds = max(0.0, time_limit - (time.perf_counter() - t0))
+    n = nm.model.num_variables
+    if unique and unique_by == "enumerate":
+        raw = _solve_unique(nm, cp, solver, t0)
+        raw.info.update(extra)
+        return raw
+    parameters.enumerate_all_solutions = False
+    status = _solve(solver, cp)
+    info: dict[str, Any] = {"cpsat_status": solver.status_name(status),
+                            "cpsat_wall_s": solver.wall_time, **extra}  # CP-SAT's own clock
+    early = _no_solution(cp, status, t0, info)
+    if early is not None:
+        return early
+    first = _values(solver.response_proto, n)
+    info["first_s"] = time.perf_counter() - t0
+    found, proven = [first], None
+    if unique:
+        found, proven = _exclude_and_solve(nm, cp, parameters, first, time_limit, t0, info)
+    return RawAnswer(Status.SOLVED, tuple(found), solve_s=time.perf_counter() - t0,
+                     proven_unique=proven, info=info)
+
+
+def _exclude_and_solve(nm: NonogramModel, cp, parameters, first: np.ndarray,
+                       time_limit: float | None, t0: float, info: dict[str, Any]
+                       ) -> tuple[list[np.ndarray], bool | None]:
+    """Uniqueness by exclusion (unique_by=exclude, the only way with several workers: their
+    enumeration sometimes ends FEASIBLE without a verdict, seen on cat15): exclude the first
+    grid (the cells fix every other variable) and search again. Returns the grids and the
+    verdict (None: the time ran out)."""
+    from ortools.sat.python import cp_model
+
+    clause = cp.proto.constraints.add().bool_or.literals
+    clause.extend([-v - 1 if first[v] else v for v in nm.blocking_variables()])
+    solver = cp_model.CpSolver()
+    solver.parameters.copy_from(parameters)
+    solver.parameters.enumerate_all_solutions = False
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = max(0.0, time_limit - (time.perf_counter() - t0))
+    status = _solve(solver, cp)
+    info["second_status"] = solver.status_name(status)
+    info["cpsat_wall_s"] = info.get("cpsat_wall_s", 0.0) + solver.wall_time
+    if status == cp_model.INFEASIBLE:
+        return [first], True
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return [first, _values(solver.response_proto, nm.model.num_variables)], False
+    return [first], None
+
+
+SYMMETRY_AFTER_S = 1.0
+"""Seconds of the plain search before a symmetric-clue puzzle tries an invariant solution (a
+quarter of the time limit when that is shorter; option ``symmetry_after``): puzzles decided in
+it pay nothing more. Always-first made the 87 symmetric-clue puzzles of the survey, janko and
+Knotty 1.8x slower (geometric mean; two solves instead of one on millisecond puzzles) while
+#12548 went from 13.2 s to 1.5 s (``bench/clue_symmetry.py``)."""
 SYMMETRY_FIRST_S = 60.0
 """Seconds the invariant-solution search may take when the run has no time limit."""
 
 
-def _symmetric_first(nm: NonogramModel, cp, parameters, time_limit: float | None, t0: float,
-                     clock: Deadline) -> tuple[np.ndarray | None, dict[str, Any] | None]:
-    """A solution invariant under the clues' symmetries, searched on a copy of ``cp`` with the
-    orbits' cells tied equal (``clue_symmetry`` of :func:`solve`): its values and what was
-    tried, ``(None, info)`` when it found none, ``(None, None)`` when the clues have no
-    symmetry (or the model is not one whose cells it can tie)."""
-    from ortools.sat.python import cp_model
-
+def _clue_symmetry(nm: NonogramModel, clock: Deadline):
+    """The clues' symmetries and the equalities of their orbits' cells, or None (no symmetry,
+    or a model whose cells this cannot tie: another encoding, a presolved model)."""
     from formulations.model.symmetry import clue_symmetries, symmetry_equalities
 
     syms = clue_symmetries(nm.puzzle)
+    clock.check("finding the clue symmetry")
     eqs = symmetry_equalities(nm, syms) if syms else []
-    if not eqs:
-        return None, None
+    return (syms, eqs) if eqs else None
+
+
+def _symmetric_first(cp, eqs, parameters, time_limit: float | None, t0: float, n: int
+                     ) -> tuple[np.ndarray | None, dict[str, Any]]:
+    """A solution invariant under the clues' symmetries, searched on a copy of ``cp`` with each
+    orbit's cells tied equal, for half the time left (:data:`SYMMETRY_FIRST_S` without a time
+    limit): its values (None when there is none or the share ran out) and how it ended."""
+    from ortools.sat.python import cp_model
+
     sub = cp.clone()
-    var = sub.get_int_var_from_proto_index
+    add_con = sub.proto.constraints.add  # straight into the proto, as in to_cpsat
     for _, (ca, ka), (cb, kb) in eqs:
-        clock.check("posting the clue symmetry")
-        if ca != cb or ka != kb:
-            sub.add(sum(c * var(v) for v, c in ca.items()) + ka
-                    == sum(c * var(v) for v, c in cb.items()) + kb)
+        coefs = dict(ca)
+        for v, c in cb.items():
+            coefs[v] = coefs.get(v, 0) - c
+        coefs = {v: c for v, c in coefs.items() if c}
+        if not coefs:
+            if ka != kb:  # two constant cells that differ: no invariant solution
+                add_con().bool_or.literals.extend(())
+            continue
+        lin = add_con().linear  # left - right == 0
+        lin.vars.extend(list(coefs))
+        lin.coeffs.extend(list(coefs.values()))
+        lin.domain.extend((kb - ka, kb - ka))
     solver = cp_model.CpSolver()
     solver.parameters.copy_from(parameters)
-    left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
-    share = SYMMETRY_FIRST_S if left is None else left / 2
-    solver.parameters.max_time_in_seconds = share
     solver.parameters.enumerate_all_solutions = False
+    left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
+    solver.parameters.max_time_in_seconds = SYMMETRY_FIRST_S if left is None else left / 2
     status = _solve(solver, sub)
-    info = {"symmetries": [s.name for s in syms], "equalities": len(eqs),
-            "status": solver.status_name(status), "cpsat_wall_s": solver.wall_time,
+    info = {"status": solver.status_name(status), "cpsat_wall_s": solver.wall_time,
             "seconds": round(time.perf_counter() - t0, 6)}
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        info["found"] = True
-        return _values(solver.response_proto, nm.model.num_variables), info
-    info["found"] = False  # INFEASIBLE: no invariant solution; UNKNOWN: the share ran out
-    return None, info
+        return _values(solver.response_proto, n), {**info, "found": True}
+    return None, {**info, "found": False}  # INFEASIBLE: none is invariant; else out of time
 
 
 def _no_solution(cp, status, t0: float, info: dict) -> RawAnswer | None:
@@ -451,7 +512,8 @@ BACKENDS = [
         requires=("ortools.sat.python.cp_model",),
         install_hint='pip install "nonogram-formulations[cpsat]" (or: pip install ortools)',
         options={"workers": int, "log": bool, "cp_presolve": bool, "params": dict,
-                 "unique_by": str, "line_patterns": bool, "clue_symmetry": bool},
+                 "unique_by": str, "line_patterns": bool, "clue_symmetry": bool,
+                 "symmetry_after": float},
         supports_unique=True,
         reproducible=True,
         check_params=check_params,
