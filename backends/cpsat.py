@@ -300,8 +300,8 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
         return _plain(nm, cp, solver, unique, unique_by, time_limit, t0, extra)
     # Symmetric clues: the plain search first, for a slice (most puzzles are decided in it and
     # pay nothing more), then a solution invariant under the symmetries, then the full model.
-    syms, eqs = sym
-    info_sym: dict[str, Any] = {"symmetries": [x.name for x in syms], "equalities": len(eqs)}
+    syms = sym
+    info_sym: dict[str, Any] = {"symmetries": [x.name for x in syms]}
     if symmetry_after is None:
         symmetry_after = SYMMETRY_AFTER_S if time_limit is None \
             else min(SYMMETRY_AFTER_S, time_limit / 4)
@@ -318,6 +318,10 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
         first, info = raw.solutions[0], {**raw.info, "first_s": raw.info.get("first_s")}
         info_sym["tried"] = False
     else:
+        from formulations.model.symmetry import symmetry_equalities
+
+        eqs = symmetry_equalities(nm, syms)
+        info_sym["equalities"] = len(eqs)
         first, got = _symmetric_first(cp, eqs, parameters, time_limit, t0, n)
         info_sym.update(got, tried=True)
         if first is None:  # no invariant solution (or the share ran out): the full model
@@ -401,14 +405,13 @@ SYMMETRY_FIRST_S = 60.0
 
 
 def _clue_symmetry(nm: NonogramModel, clock: Deadline):
-    """The clues' symmetries and the equalities of their orbits' cells, or None (no symmetry,
-    or a model whose cells this cannot tie: another encoding, a presolved model)."""
-    from formulations.model.symmetry import clue_symmetries, symmetry_equalities
+    """The clues' symmetries, or None (no symmetry, or a model whose cells this cannot tie:
+    another encoding, a presolved model)."""
+    from formulations.model.symmetry import can_tie, clue_symmetries
 
-    syms = clue_symmetries(nm.puzzle)
+    syms = clue_symmetries(nm.puzzle) if can_tie(nm) else ()
     clock.check("finding the clue symmetry")
-    eqs = symmetry_equalities(nm, syms) if syms else []
-    return (syms, eqs) if eqs else None
+    return syms or None
 
 
 def _symmetric_first(cp, eqs, parameters, time_limit: float | None, t0: float, n: int

@@ -107,16 +107,22 @@ def orbit_pairs(syms: Sequence[Symmetry]) -> list[tuple[tuple[int, int], tuple[i
     return sorted(out)
 
 
+def can_tie(nm: Any) -> bool:
+    """Whether :func:`symmetry_equalities` can express ``nm``'s cells: the order encoding's own
+    full model (not another encoding, not a presolved model)."""
+    from .order import LineEncoding, NonogramModel
+
+    return type(nm) is NonogramModel and getattr(nm, "encoding", "order") == "order" \
+        and all(isinstance(line, LineEncoding) for line in nm.rows)
+
+
 def symmetry_equalities(nm: Any, syms: Sequence[Symmetry] | None = None
                         ) -> list[tuple[tuple, Expr, Expr]]:
     """``(label, left, right)``: per orbit pair and colour, the two cells' colour indicators as
     the rows' own expressions (seed 001's ``R(j)``), to be posted ``left == right``. Empty when
     the clues have no symmetry or the model's lines are not the order encoding's own (another
     encoding, a presolved model)."""
-    from .order import LineEncoding, NonogramModel
-
-    if type(nm) is not NonogramModel or getattr(nm, "encoding", "order") != "order" \
-            or not all(isinstance(line, LineEncoding) for line in nm.rows):
+    if not can_tie(nm):
         return []
     puzzle = nm.puzzle
     if syms is None:
