@@ -307,35 +307,52 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
             else min(SYMMETRY_AFTER_S, time_limit / 4)
     if symmetry_after < 0:
         raise BackendError(f"symmetry_after must be 0 or more seconds, got {symmetry_after}")
+    if time_limit is not None:
+        symmetry_after = min(symmetry_after, time_limit)
     raw = (_plain(nm, cp, solver, unique, unique_by, symmetry_after, t0, extra)
            if symmetry_after > 0 else None)
+    spent = raw.info.get("cpsat_wall_s", 0.0) if raw is not None else 0.0
     undecided = (raw is not None and unique and raw.status is Status.SOLVED
                  and raw.proven_unique is None)
     if raw is not None and raw.status is not Status.UNKNOWN and not undecided:
         raw.info["clue_symmetry"] = {**info_sym, "tried": False}
         return raw
+    excluded = False
     if undecided:  # a grid, but no verdict within the slice: the verdict on the full model
-        first, info = raw.solutions[0], {**raw.info, "first_s": raw.info.get("first_s")}
+        first, info = raw.solutions[0], dict(raw.info)
+        excluded = "second_status" in info  # unique_by=exclude: its clause is posted already
         info_sym["tried"] = False
     else:
         from formulations.model.symmetry import symmetry_equalities
 
         eqs = symmetry_equalities(nm, syms)
         info_sym["equalities"] = len(eqs)
-        first, got = _symmetric_first(cp, eqs, parameters, time_limit, t0, n)
+        first, got = _symmetric_first(cp, eqs, solver, time_limit, t0, n)
         info_sym.update(got, tried=True)
+        spent += got["cpsat_wall_s"]
         if first is None:  # no invariant solution (or the share ran out): the full model
             raw = _plain(nm, cp, solver, unique, unique_by, time_limit, t0, extra)
             raw.info["clue_symmetry"] = info_sym
+            raw.info["cpsat_wall_s"] = raw.info.get("cpsat_wall_s", 0.0) + spent
             return raw
-        info = {"cpsat_status": got["status"], "cpsat_wall_s": got["cpsat_wall_s"],
+        info = {"cpsat_status": got["status"], "cpsat_wall_s": spent,
                 "first_s": time.perf_counter() - t0, **extra}
     info["clue_symmetry"] = info_sym
     found, proven = [first], None
     if unique:
-        found, proven = _exclude_and_solve(nm, cp, parameters, first, time_limit, t0, info)
+        found, proven = _exclude_and_solve(nm, cp, solver, first, time_limit, t0, info,
+                                           post=not excluded)
     return RawAnswer(Status.SOLVED, tuple(found), solve_s=time.perf_counter() - t0,
                      proven_unique=proven, info=info)
+
+
+def _time_left(time_limit: float | None, t0: float) -> float:
+    """``max_time_in_seconds`` for a solve now: what is left of the limit, else no limit (set
+    every time: the solvers of one run share their parameters, and an earlier phase's share
+    must not stay behind)."""
+    if time_limit is None:
+        return float("inf")
+    return max(0.0, time_limit - (time.perf_counter() - t0))
 
 
 def _plain(nm: NonogramModel, cp, solver, unique: bool, unique_by: str,
@@ -345,8 +362,7 @@ def _plain(nm: NonogramModel, cp, solver, unique: bool, unique_by: str,
     from ortools.sat.python import cp_model
 
     parameters = solver.parameters
-    if time_limit is not None:
-        parameters.max_time_in_seconds = max(0.0, time_limit - (time.perf_counter() - t0))
+    parameters.max_time_in_seconds = _time_left(time_limit, t0)
     n = nm.model.num_variables
     if unique and unique_by == "enumerate":
         raw = _solve_unique(nm, cp, solver, t0)
@@ -363,27 +379,38 @@ def _plain(nm: NonogramModel, cp, solver, unique: bool, unique_by: str,
     info["first_s"] = time.perf_counter() - t0
     found, proven = [first], None
     if unique:
-        found, proven = _exclude_and_solve(nm, cp, parameters, first, time_limit, t0, info)
+        found, proven = _exclude_and_solve(nm, cp, solver, first, time_limit, t0, info)
     return RawAnswer(Status.SOLVED, tuple(found), solve_s=time.perf_counter() - t0,
                      proven_unique=proven, info=info)
 
 
-def _exclude_and_solve(nm: NonogramModel, cp, parameters, first: np.ndarray,
-                       time_limit: float | None, t0: float, info: dict[str, Any]
-                       ) -> tuple[list[np.ndarray], bool | None]:
+def _solver_like(solver):
+    """A new CP-SAT solver with ``solver``'s parameters and log callback."""
+    from ortools.sat.python import cp_model
+
+    new = cp_model.CpSolver()
+    new.parameters.copy_from(solver.parameters)
+    new.parameters.enumerate_all_solutions = False
+    callback = getattr(solver, "log_callback", None)
+    if callback is not None:
+        new.log_callback = callback
+    return new
+
+
+def _exclude_and_solve(nm: NonogramModel, cp, base, first: np.ndarray,
+                       time_limit: float | None, t0: float, info: dict[str, Any],
+                       post: bool = True) -> tuple[list[np.ndarray], bool | None]:
     """Uniqueness by exclusion (unique_by=exclude, the only way with several workers: their
     enumeration sometimes ends FEASIBLE without a verdict, seen on cat15): exclude the first
     grid (the cells fix every other variable) and search again. Returns the grids and the
-    verdict (None: the time ran out)."""
+    verdict (None: the time ran out). ``post=False``: the clause is in ``cp`` already."""
     from ortools.sat.python import cp_model
 
-    clause = cp.proto.constraints.add().bool_or.literals
-    clause.extend([-v - 1 if first[v] else v for v in nm.blocking_variables()])
-    solver = cp_model.CpSolver()
-    solver.parameters.copy_from(parameters)
-    solver.parameters.enumerate_all_solutions = False
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = max(0.0, time_limit - (time.perf_counter() - t0))
+    if post:
+        clause = cp.proto.constraints.add().bool_or.literals
+        clause.extend([-v - 1 if first[v] else v for v in nm.blocking_variables()])
+    solver = _solver_like(base)
+    solver.parameters.max_time_in_seconds = _time_left(time_limit, t0)
     status = _solve(solver, cp)
     info["second_status"] = solver.status_name(status)
     info["cpsat_wall_s"] = info.get("cpsat_wall_s", 0.0) + solver.wall_time
@@ -414,7 +441,7 @@ def _clue_symmetry(nm: NonogramModel, clock: Deadline):
     return syms or None
 
 
-def _symmetric_first(cp, eqs, parameters, time_limit: float | None, t0: float, n: int
+def _symmetric_first(cp, eqs, base, time_limit: float | None, t0: float, n: int
                      ) -> tuple[np.ndarray | None, dict[str, Any]]:
     """A solution invariant under the clues' symmetries, searched on a copy of ``cp`` with each
     orbit's cells tied equal, for half the time left (:data:`SYMMETRY_FIRST_S` without a time
@@ -436,14 +463,13 @@ def _symmetric_first(cp, eqs, parameters, time_limit: float | None, t0: float, n
         lin.vars.extend(list(coefs))
         lin.coeffs.extend(list(coefs.values()))
         lin.domain.extend((kb - ka, kb - ka))
-    solver = cp_model.CpSolver()
-    solver.parameters.copy_from(parameters)
-    solver.parameters.enumerate_all_solutions = False
+    solver = _solver_like(base)
     left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
     solver.parameters.max_time_in_seconds = SYMMETRY_FIRST_S if left is None else left / 2
+    t1 = time.perf_counter()
     status = _solve(solver, sub)
     info = {"status": solver.status_name(status), "cpsat_wall_s": solver.wall_time,
-            "seconds": round(time.perf_counter() - t0, 6)}
+            "search_s": round(time.perf_counter() - t1, 6)}
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return _values(solver.response_proto, n), {**info, "found": True}
     return None, {**info, "found": False}  # INFEASIBLE: none is invariant; else out of time

@@ -21,6 +21,7 @@ INSTALLED = backends.available_backends()
 ROOT = Path(__file__).resolve().parents[1]
 PUZZLES = sorted((ROOT / "puzzles").glob("*.txt"))
 KNOTTY = ROOT.parent / "shared" / "corpus" / "wolter-survey-xml" / "knotty.xml"
+HARD_MIRROR = ROOT.parent / "shared" / "corpus" / "webpbn-survey-non" / "webpbn-12548.non"
 needs_cpsat = pytest.mark.skipif("cpsat" not in INSTALLED, reason="ortools is not installed")
 
 
@@ -45,7 +46,7 @@ def symmetrised(grid, name: str, box=None):
         for i in range(s.box[0], s.box[1]):
             for j in range(s.box[2], s.box[3]):
                 a, b = s.image(i, j)
-                g[a][b] = g[a][b] | g[i][j]
+                g[a][b] = max(g[a][b], g[i][j])  # (a colour, not a new one: 1 | 2 would be 3)
     return tuple(tuple(r) for r in g)
 
 
@@ -127,22 +128,32 @@ def test_orbit_pairs_tie_every_cell_of_an_orbit():
     assert len({find((i, j)) for i in range(4) for j in range(4)}) == 4  # 16 cells, orbits of 4
 
 
-def test_equalities_hold_exactly_on_invariant_grids():
-    grid = symmetrised(random_grid(6, 6, random.Random(11)), "rotate 90")
-    puzzle = puzzle_from_grid(grid)
+def _holds(eqs, values) -> bool:
+    def val(e):
+        coefs, const = e
+        return sum(c * int(values[v]) for v, c in coefs.items()) + const
+    return all(val(a) == val(b) for _, a, b in eqs)
+
+
+def test_equalities_hold_on_invariant_grids():
+    for name in NAMES:
+        grid = symmetrised(random_grid(6, 6, random.Random(11), colours=(1, 2)), name)
+        nm = build_model(puzzle_from_grid(grid), use_x=False)
+        eqs = symmetry_equalities(nm)
+        assert eqs and _holds(eqs, nm.encode(grid))
+
+
+def test_equalities_fail_on_a_solution_that_is_not_invariant():
+    # two_solutions4: clues with every symmetry, two solutions, neither invariant
+    from formulations.lines import solve_lines
+
+    puzzle = read_puzzle(ROOT / "puzzles" / "two_solutions4.txt")
     nm = build_model(puzzle, use_x=False)
     eqs = symmetry_equalities(nm)
-    assert eqs
-
-    def holds(values):
-        def val(e):
-            coefs, const = e
-            return sum(c * int(values[v]) for v, c in coefs.items()) + const
-        return all(val(a) == val(b) for _, a, b in eqs)
-    assert holds(nm.encode(grid))
-    other = mapped(grid, Symmetry("flip rows", (0, 6, 0, 6)))
-    if check_grid(puzzle, other) == [] and other != grid:  # a solution that is not invariant
-        assert not holds(nm.encode(other))
+    grids = solve_lines(puzzle, max_solutions=3).solutions
+    assert len(grids) == 2 and eqs
+    for g in grids:
+        assert check_grid(puzzle, g) == [] and not _holds(eqs, nm.encode(g))
 
 
 @needs_cpsat
@@ -172,6 +183,29 @@ def test_two_solutions_swapped_by_the_symmetry_fall_back_to_the_full_model():
     assert r.info["clue_symmetry"]["tried"] is True
     assert r.info["clue_symmetry"]["status"] == "INFEASIBLE"
     assert r.status is Status.SOLVED and r.unique is False
+
+
+@needs_cpsat
+@pytest.mark.parametrize("name", ["cat15.txt", "two_solutions4.txt"])
+def test_without_a_time_limit_no_phase_inherits_the_first_seconds_limit(name):
+    # the plain search's slice ends at once; the later phases have no limit and must decide
+    puzzle = read_puzzle(ROOT / "puzzles" / name)
+    r = solve_puzzle(puzzle, "cpsat", unique=True, symmetry_after=1e-9)
+    assert r.status is Status.SOLVED and r.unique is (name == "cat15.txt")
+    assert r.info["clue_symmetry"]["tried"] is True
+
+
+@needs_cpsat
+@pytest.mark.skipif(not HARD_MIRROR.is_file(), reason="the webpbn survey (corpus) is not here")
+def test_the_first_seconds_never_outlast_the_time_limit():
+    import time
+
+    # #12548 has mirror clues and takes the plain search over 10 s: a 30 s slice asked for
+    # must still end with the 1 s limit
+    puzzle = read_puzzle(HARD_MIRROR)
+    t0 = time.perf_counter()
+    r = solve_puzzle(puzzle, "cpsat", unique=True, time_limit=1.0, symmetry_after=30)
+    assert time.perf_counter() - t0 < 10 and r.status in (Status.SOLVED, Status.UNKNOWN)
 
 
 @needs_cpsat
