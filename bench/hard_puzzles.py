@@ -155,20 +155,16 @@ def cpsat_run(puzzle, eng: Engine, state: list[int], direction: str, seconds: fl
               reached_s: float) -> dict:
     """CP-SAT on the model of what ``state`` leaves open, in one ``direction``; the status and
     the seconds from the start (``reached_s``: the time it took to reach ``state``)."""
-    import numpy as np
     from ortools.sat.python import cp_model
 
-    from backends.cpsat import TUNED, _set_params, to_cpsat
-    from formulations.model.presolve import reduced_from_state
+    from backends.cpsat import TUNED, _set_params
     from formulations.puzzle import is_solution
 
     t0 = time.perf_counter() - reached_s
-    red = reduced_from_state(puzzle, eng, state, use_x=True, seconds=reached_s)
-    cp = to_cpsat(red.model)
+    red, cp, cells = _open_cells_model(puzzle, eng, state, reached_s)
     params = dict(TUNED, num_workers=1, max_time_in_seconds=seconds)
     if direction in ("rows", "rows-restart"):
-        cells = [v for _, cv in sorted(red.cell_vars.items()) for v in cv.values()]
-        cp.add_decision_strategy([cp.get_bool_var_from_proto_index(v) for v in cells],
+        cp.add_decision_strategy([cp.get_bool_var_from_proto_index(v) for _, v in cells],
                                  cp_model.CHOOSE_FIRST, cp_model.SELECT_MIN_VALUE)
         params["search_branching"] = ("FIXED_SEARCH" if direction == "rows"
                                       else "PORTFOLIO_WITH_QUICK_RESTART_SEARCH")
@@ -177,16 +173,14 @@ def cpsat_run(puzzle, eng: Engine, state: list[int], direction: str, seconds: fl
     status = solver.solve(cp)
     note = f"{solver.status_name(status)}, {red.model.num_variables} variables"
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        values = np.array([solver.value(cp.get_bool_var_from_proto_index(i))
-                           for i in range(red.model.num_variables)], dtype=np.int8)
-        note += ", grid " + ("checked" if is_solution(puzzle, red.decode(values)) else "WRONG")
+        note += ", grid " + ("checked" if is_solution(puzzle, _grid_of(solver, cp, red))
+                             else "WRONG")
     return {"open": red.unknown, "seconds": round(time.perf_counter() - t0, 3), "note": note}
 
 
 def sa_hint_run(puzzle, seconds: float, hint_s: float) -> dict:
     """``sa`` for ``hint_s`` seconds, then CP-SAT on the same model (no x) from its best sample
     as a hint; the status and the seconds from the start."""
-    import numpy as np
     from ortools.sat.python import cp_model
 
     from backends.anneal import _PLANS, _run
@@ -206,9 +200,8 @@ def sa_hint_run(puzzle, seconds: float, hint_s: float) -> dict:
     note = (f"{solver.status_name(status)}, sa best energy {raw.energy:g} after {hint_s:g} s, "
             f"{nm.model.num_variables} variables")
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        values = np.array([solver.value(cp.get_bool_var_from_proto_index(i))
-                           for i in range(nm.model.num_variables)], dtype=np.int8)
-        note += ", grid " + ("checked" if is_solution(puzzle, nm.decode(values)) else "WRONG")
+        note += ", grid " + ("checked" if is_solution(puzzle, _grid_of(solver, cp, nm))
+                             else "WRONG")
     return {"open": puzzle.height * puzzle.width, "seconds": round(time.perf_counter() - t0, 3),
             "note": note}
 
@@ -294,6 +287,8 @@ def _open_cells_model(puzzle, eng: Engine, state: list[int], reached_s: float):
 
 
 def _grid_of(solver, cp, red):
+    """The grid of CP-SAT's solution of ``red`` (a model or a reduced model: ``model``,
+    ``decode``)."""
     import numpy as np
 
     values = np.array([solver.value(cp.get_bool_var_from_proto_index(i))
