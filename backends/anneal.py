@@ -538,11 +538,13 @@ def _sigint_as_flag(flag: list[bool]):
     """While sampling, Ctrl-C sets ``flag`` instead of raising inside the sampler's callback
     (where an exception could be swallowed or raised before the callback's own guard): the
     interrupt function stops the sampler between reads, and KeyboardInterrupt is raised once
-    the sampler has returned. Off the main thread nothing changes (signals do not arrive)."""
+    the sampler has returned. Off the main thread nothing changes (signals do not arrive), nor
+    where SIGINT is ignored (a harness worker, whose parent decides how to stop; nohup)."""
     import signal
     import threading
 
-    if threading.current_thread() is not threading.main_thread():
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is signal.SIG_IGN):
         yield
         return
     previous = signal.signal(signal.SIGINT, lambda signum, frame: flag.append(True))

@@ -110,6 +110,35 @@ def test_bad_thread_counts_are_clear_errors():
         solve_puzzle(CAT, "sa", workers=-1)
 
 
+def test_an_ignored_sigint_stays_ignored_while_sampling():
+    # a compare worker ignores SIGINT (its parent decides how to stop) and so does a run under
+    # nohup: sampling must not put its own Ctrl-C handler in place of that
+    import os
+    import signal
+    import threading
+    import time
+
+    fired = []
+
+    def interrupt() -> None:
+        fired.append(time.perf_counter())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        timer = threading.Timer(0.2, interrupt)
+        timer.start()
+        r = solve_puzzle(CAT, "sa", seed=3, reads=100, sweeps=2000, use_x=False)
+        ended = time.perf_counter()
+        timer.join()
+        assert fired and fired[0] < ended, "the signal came after the sampling (make it longer)"
+        assert_solved(r, CAT)
+        assert r.sampling.reads == 100
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def test_sa_options_reach_the_sampler():
     r = solve_puzzle(CAT, "sa", seed=2, reads=7, sweeps=300, beta_range=(0.5, 8.0),
                      beta_schedule="linear", weights={"link": 1.5}, params={"randomize_order": "true"})
