@@ -283,10 +283,11 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
             kw["timeout"] = (TABU_TIMEOUT_MS if left is None
                              else max(1, int(1000 * left / per_thread)))
 
+    budget = until_solved and clock.end is not None and not plan.exhaustive
     got = _sample(plan, sampler, bqm, kw, pen, clock, keep_zero=unique and plan.exhaustive,
-                  read_s=read_s, threads=threads)
+                  read_s=read_s, threads=threads, stop_at_zero=budget)
     batches = [_batch_info(kw, got)]
-    if until_solved and clock.end is not None and not plan.exhaustive:
+    if budget:
         got, kw = _until_solved(plan, sampler, bqm, kw, pen, clock, got, batches, threads)
     total = int(got.counts.sum())
     successes = int(got.counts[got.energies == 0].sum())
@@ -447,7 +448,8 @@ def _until_solved(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
                                    min(threads, asked) if t_read <= left else 1)
         if "seed" in nxt:
             nxt["seed"] = (nxt["seed"] + 7919 * k) % SEED_LIMIT
-        got = _sample(plan, sampler, bqm, nxt, pen, clock, read_s=t_read, threads=threads)
+        got = _sample(plan, sampler, bqm, nxt, pen, clock, read_s=t_read, threads=threads,
+                      stop_at_zero=True)
         batches.append(_batch_info(nxt, got))
         kw = nxt
         if got.best is not None and got.best_energy < best_e:
@@ -475,13 +477,16 @@ class _Samples:
 
 
 def _calls(plan: _Plan, kw: dict[str, Any], n: int, clock: Deadline,
-           read_s: float = 0.0, terms: int = 0, threads: int = 1) -> list[dict[str, Any]]:
+           read_s: float = 0.0, terms: int = 0, threads: int = 1,
+           split: bool = False) -> list[dict[str, Any]]:
     """The sampler calls for the reads asked: a call holds at most SAMPLE_CHUNK_BYTES of samples;
     a sampler that cannot be interrupted between reads gets at most READS_PER_CALL reads a call
     (so that Ctrl-C is heard within one call), and with a time limit ten calls or more, so the
     clock is read in between; with a time limit, also no more reads than keep the part of a
     call that no interrupt function reaches (scoring initial states, re-scoring the reads)
-    within CALL_SHARE of the time left. Calls take seed + call number; without a time limit
+    within CALL_SHARE of the time left; ``split`` (a time budget's batch, which stops at the
+    first call with a ground state) asks for ten calls or more from every sampler. Calls take
+    seed + call number; without a time limit
     the split depends only on the read count, so a seed still reproduces a run (a time-limited
     run on a QUBO of millions of terms splits by the time left)."""
     reads = kw.get("num_reads")
@@ -498,6 +503,8 @@ def _calls(plan: _Plan, kw: dict[str, Any], n: int, clock: Deadline,
             size = min(size, max(threads, math.ceil(reads / 10)))
             if read_s > 0:  # and no call much longer than CALL_BUDGET_S, as far as reads tell
                 size = min(size, max(1, int(CALL_BUDGET_S / read_s)) * threads)
+    elif split and clock.end is not None:  # a budget batch: a ground state ends it within a tenth
+        size = min(size, max(threads, math.ceil(reads / 10)))
     if size >= reads:
         return [kw]
     out = []
@@ -511,10 +518,11 @@ def _calls(plan: _Plan, kw: dict[str, Any], n: int, clock: Deadline,
 
 def _sample(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: QuadraticPenalty,
             clock: Deadline, keep_zero: bool = False, read_s: float = 0.0,
-            threads: int = 1) -> _Samples:
+            threads: int = 1, stop_at_zero: bool = False) -> _Samples:
     """Call the sampler (in chunks of reads when memory or the time limit ask for it) and keep
     only what the statistics need. Ctrl-C stops a sampler that takes ``interrupt_function``
-    between reads and is raised on as KeyboardInterrupt once it has returned."""
+    between reads and is raised on as KeyboardInterrupt once it has returned. With
+    ``stop_at_zero`` (a time budget's batches) no call follows one that reached energy 0."""
     accepted = _sampler_parameters(sampler)
     interrupted: list[bool] = []
     abort: list[bool] = []  # a thread's call failed: the others stop too
@@ -526,11 +534,12 @@ def _sample(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: Quadra
     with _sigint_as_flag(interrupted):
         if threads <= 1:
             return _sample_calls(plan, sampler, bqm, kw, pen, clock, keep_zero, interrupted,
-                                 read_s)
+                                 read_s, stop_at_zero=stop_at_zero)
         from concurrent.futures import ThreadPoolExecutor
         with ThreadPoolExecutor(threads, thread_name_prefix=plan.name) as pool:
             return _sample_calls(plan, sampler, bqm, kw, pen, clock, keep_zero, interrupted,
-                                 read_s, pool=pool, threads=threads, abort=abort)
+                                 read_s, pool=pool, threads=threads, abort=abort,
+                                 stop_at_zero=stop_at_zero)
 
 
 @contextmanager
@@ -596,7 +605,7 @@ def _call(plan: _Plan, sampler: Any, bqm: Any, c: dict[str, Any],
 def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: QuadraticPenalty,
                   clock: Deadline, keep_zero: bool, interrupted: list[bool],
                   read_s: float = 0.0, pool: Any = None, threads: int = 1,
-                  abort: list[bool] | None = None) -> _Samples:
+                  abort: list[bool] | None = None, stop_at_zero: bool = False) -> _Samples:
     """The sampler calls of :func:`_sample` and what is kept of them. With a thread ``pool``,
     each call's reads are shared among ``threads`` concurrent sampler calls (samplers whose
     ``sample`` releases the GIL: dwave-samplers' C++ loops), one sampler object per thread."""
@@ -615,7 +624,8 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
     samplers = [sampler] + [plan.make() for _ in range(threads - 1)] if pool is not None else []
     done = 0
     t_first = time.perf_counter()
-    for c in _calls(plan, kw, n, clock, read_s, terms, threads if pool is not None else 1):
+    for c in _calls(plan, kw, n, clock, read_s, terms, threads if pool is not None else 1,
+                    split=stop_at_zero):
         if counts and clock.expired():
             cut = True
             break
@@ -647,6 +657,8 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
                                  best, best_e)
             done += len(ss.record)
         del sets
+        if stop_at_zero and best_e == 0:
+            break  # a verified ground state: the budget has done its work
         per_read = (time.perf_counter() - t_first) / max(1, done)
         one_read = per_read * (min(threads, c.get("num_reads") or 1) if pool is not None else 1)
     if clock.expired() and "interrupt_function" in kw:

@@ -318,6 +318,22 @@ def test_a_time_budget_samples_batch_after_batch_until_a_verified_grid():
     r1 = solve_puzzle(CAT, "sa", use_x=False, sweeps=1, reads=10, seed=1, time_limit=30)
     assert r1.status is Status.UNKNOWN and "batches" not in r1.info
 
+
+@pytest.mark.parametrize("backend", ["sa", "tabu"])
+def test_a_time_budget_stops_at_the_first_call_with_a_ground_state(backend):
+    # the command line's budget wants one verified grid: once a sampler call has one, no
+    # further call of the batch runs (sa's calls are a tenth of a budget batch, tabu's ten
+    # reads per thread); a statistics run keeps every read it was asked for
+    r = solve_puzzle(CAT, backend, use_x=False, reads=400, seed=1, time_limit=60,
+                     until_solved=True, workers=1)
+    assert_solved(r, CAT)
+    assert "batches" not in r.info  # the first batch had it
+    assert 1 <= r.sampling.reads <= 40 and r.sampling.success_probability > 0
+    r = solve_puzzle(CAT, backend, use_x=False, reads=60, seed=1, workers=1)
+    assert_solved(r, CAT)
+    assert r.sampling.reads == 60
+
+
 def test_an_unsolved_budget_run_reports_the_best_of_all_its_batches():
     # steepest descent (x model) does not solve cat15: every batch ends above energy 0, and the
     # answer is the best sample of the whole run, counted over every batch's reads
