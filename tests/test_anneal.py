@@ -334,6 +334,22 @@ def test_a_time_budget_stops_at_the_first_call_with_a_ground_state(backend):
     assert r.sampling.reads == 60
 
 
+def test_a_tabu_budget_keeps_its_read_length_and_samples_batch_after_batch():
+    # with a time budget tabu's reads keep their length (at most 1 s) and batches follow one
+    # another; sharing the whole limit among one batch's reads made every read of a solved run
+    # last until the limit (on janko 25x25 at 60 s: 4/10 solved, median 58 s, against 6/10,
+    # median 11 s with 1 s reads)
+    from backends.anneal import TABU_TIMEOUT_MS
+
+    r = solve_puzzle(IMPOSSIBLE, "tabu", reads=2, seed=1, time_limit=4, until_solved=True,
+                     workers=1)
+    assert r.status is Status.UNKNOWN and r.energy > 0
+    batches = r.info["batches"]
+    assert len(batches) >= 2 and all(b["successes"] == 0 for b in batches)
+    assert r.sampling.time_per_read_s < 1.5 * TABU_TIMEOUT_MS / 1000
+    assert r.solve_s < 4 + 1
+
+
 def test_an_unsolved_budget_run_reports_the_best_of_all_its_batches():
     # steepest descent (x model) does not solve cat15: every batch ends above energy 0, and the
     # answer is the best sample of the whole run, counted over every batch's reads
