@@ -16,8 +16,9 @@ package's ``verify()`` still checks the grid. Reported per run (``RawAnswer.info
 
 Time limit: ``sa`` (and any sampler accepting ``interrupt_function``) stops between reads once
 the limit is spent; ``tabu`` gets ``timeout = limit / reads`` per read (the reads of one
-thread), at most TABU_TIMEOUT_MS in a time budget, which samples batch after batch; other samplers with ``num_reads`` are called in ten chunks (seed + chunk number) until
-the limit is spent; ``exact`` ignores it (it only takes tiny models).
+thread), at most TABU_TIMEOUT_MS in a time budget, which samples batch after batch; other
+samplers with ``num_reads`` are called in ten chunks (seed + chunk number) until the limit is
+spent; ``exact`` ignores it (it only takes tiny models).
 
 Threads: dwave-samplers' sa, tabu and descent release the GIL while they sample, so a call's
 reads can be shared among threads (``workers``; thread j seeds with seed + j x
@@ -490,8 +491,8 @@ def _calls(plan: _Plan, kw: dict[str, Any], n: int, clock: Deadline,
     clock is read in between; with a time limit, also no more reads than keep the part of a
     call that no interrupt function reaches (scoring initial states, re-scoring the reads)
     within CALL_SHARE of the time left; ``split`` (a time budget's batch, which stops at the
-    first call with a ground state) asks for ten calls or more from every sampler. Calls take
-    seed + call number; without a time limit
+    first call with a ground state) asks for ten calls or more from every sampler and at most
+    BUDGET_READS_PER_CALL reads a thread. Calls take seed + call number; without a time limit
     the split depends only on the read count, so a seed still reproduces a run (a time-limited
     run on a QUBO of millions of terms splits by the time left)."""
     reads = kw.get("num_reads")
