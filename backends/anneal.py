@@ -290,6 +290,7 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
     got = _sample(plan, sampler, bqm, kw, pen, clock, keep_zero=unique and plan.exhaustive,
                   read_s=read_s, threads=threads, stop_at_zero=budget)
     batches = [_batch_info(kw, got)]
+    _observed(batches[-1], got, pen)
     if budget:
         got, kw = _until_solved(plan, sampler, bqm, kw, pen, clock, got, batches, threads)
     total = int(got.counts.sum())
@@ -410,6 +411,18 @@ def _batch_info(kw: dict[str, Any], got: "_Samples") -> dict[str, Any]:
             "mean_energy": mean}
 
 
+BATCH_OBSERVERS: list[Callable[[dict[str, Any], list], None]] = []
+"""Called after every batch of reads with the batch's figures (``_batch_info``) and the labels of
+the constraints its best sample breaks: the web solver's live view (empty: nothing is computed)."""
+
+
+def _observed(batch: dict[str, Any], got: "_Samples", pen: QuadraticPenalty) -> None:
+    if BATCH_OBSERVERS:
+        broken = pen.violated(got.best) if got.best is not None else []
+        for observe in BATCH_OBSERVERS:
+            observe(batch, broken)
+
+
 SWEEP_GROWTH = 2          # each further batch anneals this many times longer
 MAX_SWEEPS = 1_000_000
 
@@ -457,6 +470,7 @@ def _until_solved(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
         got = _sample(plan, sampler, bqm, nxt, pen, clock, read_s=t_read, threads=threads,
                       stop_at_zero=True)
         batches.append(_batch_info(nxt, got))
+        _observed(batches[-1], got, pen)
         kw = nxt
         if got.best is not None and got.best_energy < best_e:
             best, best_e = got.best, got.best_energy

@@ -1,0 +1,236 @@
+"""A request's JSON checked and turned into a job for a worker: the puzzle's text and a bare file
+name, the backend, a time limit within the server's cap, and the options as the command line's
+flags (``formulations.solve`` checks their values the way it checks a terminal's)."""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .settings import Settings
+
+
+class RequestError(ValueError):
+    """A request that cannot be run as sent: one line, answered 400."""
+
+
+FORMAT_EXTENSIONS = {"txt": ".txt", "text": ".txt", "dejoue": ".txt", "keen": ".txt",
+                     "pynogram": ".txt", "jcross": ".txt", "non": ".non", "xml": ".xml",
+                     "nin": ".nin", "janko": ".json", "nonogrid": ".toml",
+                     "nonograms_org": ".html"}
+"""A request's ``format`` -> the extension of the file its text is written to (the readers pick
+the format by extension, then by content)."""
+
+KNOWN_EXTENSIONS = {".txt", ".non", ".xml", ".pbn", ".nin", ".json", ".toml", ".html", ".htm"}
+
+# option -> (type, flag): a bool switch is its flag alone, other values follow "FLAG=VALUE"
+OPTIONS: dict[str, tuple[type, str]] = {
+    "presolve": (bool, "--presolve"),
+    "unique": (bool, "--unique"),
+    "use_x": (bool, ""),
+    "encoding": (str, "--encoding"),
+    "seed": (int, "--seed"),
+    "reads": (int, "--reads"),
+    "sweeps": (int, "--sweeps"),
+    "workers": (int, "--workers"),
+    "beta_range": (list, "--beta-range"),
+    "schedule": (str, "--schedule"),
+    "weights": (dict, "--weights"),
+    "params": (dict, "--param"),
+    "max_model_mb": (float, "--max-model-mb"),
+}
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,63}")
+_WORD = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+_THREAD_PARAMS = re.compile(r"(?i).*(worker|thread).*")
+MAX_READS = 100_000
+MAX_SWEEPS = 1_000_000
+
+
+@dataclass(frozen=True)
+class Job:
+    """What a worker runs: see :func:`formulations.serve.worker.run_solve`."""
+    text: str
+    name: str
+    backend: str
+    time_limit: float
+    argv: tuple[str, ...] = ()
+    replay: bool = False
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "name": self.name, "backend": self.backend,
+                "time_limit": self.time_limit, "argv": list(self.argv), "replay": self.replay}
+
+
+def file_name(name: Any, fmt: Any) -> str:
+    """A bare, safe file name for the puzzle's text: the upload's name reduced to letters,
+    digits, ``._-`` (never a path), its extension from ``format`` when one is given."""
+    base = name if isinstance(name, str) else ""
+    base = base.replace("\\", "/").rsplit("/", 1)[-1]
+    base = re.sub(r"[^A-Za-z0-9._-]", "_", base).lstrip(".")[:80] or "puzzle"
+    stem, dot, ext = base.rpartition(".")
+    if not dot:
+        stem, ext = base, ""
+    ext = "." + ext.lower() if ext else ""
+    if fmt is not None:
+        if not isinstance(fmt, str) or fmt not in FORMAT_EXTENSIONS:
+            raise RequestError(f"unknown format {fmt!r} (known: {', '.join(sorted(FORMAT_EXTENSIONS))})")
+        ext = FORMAT_EXTENSIONS[fmt]
+    elif ext not in KNOWN_EXTENSIONS:  # no hint: the readers recognise the content
+        return base.replace(".", "_")
+    return (stem or "puzzle") + ext
+
+
+def puzzle_text(body: dict[str, Any]) -> str:
+    text = body.get("puzzle")
+    if not isinstance(text, str):
+        raise RequestError('"puzzle" must be the puzzle\'s text (a string)')
+    if "\x00" in text:
+        raise RequestError("the puzzle is binary data, not text (it holds NUL bytes)")
+    if not text.strip():
+        raise RequestError("the puzzle is empty")
+    return text
+
+
+def time_limit(value: Any, settings: Settings) -> float:
+    if value is None:
+        return settings.time_limit
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value <= 0:
+        raise RequestError(f'"time_limit" must be a number of seconds > 0, got {value!r}')
+    if value > settings.max_time_limit:
+        raise RequestError(f'"time_limit" {value:g} s is over this server\'s cap of '
+                           f'{settings.max_time_limit:g} s')
+    return float(value)
+
+
+def _check(key: str, value: Any, typ: type) -> Any:
+    if typ is bool:
+        if not isinstance(value, bool):
+            raise RequestError(f'option "{key}" must be true or false, got {value!r}')
+    elif typ is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise RequestError(f'option "{key}" must be an integer, got {value!r}')
+    elif typ is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise RequestError(f'option "{key}" must be a number, got {value!r}')
+    elif typ is str:
+        if not isinstance(value, str) or not _WORD.fullmatch(value):
+            raise RequestError(f'option "{key}" must be a short name, got {value!r}')
+    elif not isinstance(value, typ):
+        raise RequestError(f'option "{key}" must be a JSON {typ.__name__}')
+    return value
+
+
+def _scalar(key: str, value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return repr(value)
+    if isinstance(value, str) and _WORD.fullmatch(value):
+        return value
+    raise RequestError(f'"{key}" must be a number, true/false or a short name, got {value!r}')
+
+
+def option_flags(options: Any, settings: Settings) -> tuple[str, ...]:
+    """``options`` as the command line's flags, each value checked for its type and held to the
+    server's caps (threads, reads, sweeps, the model's memory)."""
+    if options is None:
+        return ()
+    if not isinstance(options, dict):
+        raise RequestError('"options" must be a JSON object')
+    argv: list[str] = []
+    for key, value in options.items():
+        if key not in OPTIONS:
+            raise RequestError(f'unknown option "{key}" (valid: {", ".join(OPTIONS)})')
+        if value is None:
+            continue
+        typ, flag = OPTIONS[key]
+        _check(key, value, typ)
+        if key == "use_x":
+            argv.append("--x" if value else "--no-x")
+        elif typ is bool:
+            if value:
+                argv.append(flag)
+        elif key == "workers":
+            if not 1 <= value <= settings.max_threads:
+                raise RequestError(f'"workers" must be 1 to {settings.max_threads} on this server')
+            argv.append(f"{flag}={value}")
+        elif key in ("reads", "sweeps"):
+            cap = MAX_READS if key == "reads" else MAX_SWEEPS
+            if not 1 <= value <= cap:
+                raise RequestError(f'"{key}" must be 1 to {cap:,}')
+            argv.append(f"{flag}={value}")
+        elif key == "max_model_mb":
+            if not 0 < value <= settings.max_model_mb:
+                raise RequestError(f'"max_model_mb" must be more than 0 and at most '
+                                   f'{settings.max_model_mb:g} on this server')
+            argv.append(f"{flag}={value!r}")
+        elif key == "beta_range":
+            if len(value) != 2:
+                raise RequestError('"beta_range" must be [low, high]')
+            argv.append(f"{flag}={_scalar(key, value[0])},{_scalar(key, value[1])}")
+        elif key == "weights":
+            pairs = []
+            for k, v in value.items():
+                if not _NAME.fullmatch(str(k)):
+                    raise RequestError(f'bad weight name {k!r}')
+                pairs.append(f"{k}={_scalar(key, v)}")
+            if pairs:
+                argv.append(f"{flag}={','.join(pairs)}")
+        elif key == "params":
+            for k, v in value.items():
+                if not _NAME.fullmatch(str(k)):
+                    raise RequestError(f'bad parameter name {k!r}')
+                if _THREAD_PARAMS.fullmatch(k):
+                    raise RequestError(f'parameter "{k}" is not taken here: threads are the '
+                                       '"workers" option, capped by the server')
+                argv.append(f"{flag}={k}={_scalar(k, v)}")
+        else:
+            argv.append(f"{flag}={value}")
+    if "--max-model-mb" not in " ".join(argv):
+        argv.append(f"--max-model-mb={settings.max_model_mb!r}")
+    return tuple(argv)
+
+
+def backend_name(value: Any) -> str:
+    if not isinstance(value, str) or not _WORD.fullmatch(value):
+        raise RequestError(f'"backend" must be a backend name, got {value!r}')
+    return value
+
+
+def solve_job(body: Any, settings: Settings, *, live: bool = False) -> Job:
+    """A ``POST /api/solve`` (or ``/api/runs``) body checked and made a :class:`Job`."""
+    if not isinstance(body, dict):
+        raise RequestError("the request body must be a JSON object")
+    unknown = set(body) - {"puzzle", "format", "name", "backend", "time_limit", "options"}
+    if unknown:
+        raise RequestError(f"unknown key(s) {', '.join(sorted(map(repr, unknown)))} (valid: "
+                           "puzzle, format, name, backend, time_limit, options)")
+    text = puzzle_text(body)
+    name = file_name(body.get("name"), body.get("format"))
+    backend = backend_name(body.get("backend", "cpsat"))
+    limit = time_limit(body.get("time_limit"), settings)
+    argv = option_flags(body.get("options"), settings)
+    if live and backend == "cpsat" and not any(a.startswith("--param=log=") for a in argv):
+        argv += ("--param=log=true",)  # its log lines are the live view's status
+    replay = live and (backend == "lines" or backend.startswith("ladder:"))
+    return Job(text, name, backend, limit, argv, replay)
+
+
+def task_job(body: Any, task: str) -> dict[str, Any]:
+    """A parse / hint / export request: the puzzle text, a safe name, the task's own keys."""
+    if not isinstance(body, dict):
+        raise RequestError("the request body must be a JSON object")
+    job: dict[str, Any] = {"task": task, "text": puzzle_text(body),
+                           "name": file_name(body.get("name"), body.get("format")),
+                           "format": None}
+    if task == "hint":
+        known = body.get("known")
+        if known is not None and not (isinstance(known, list) and all(
+                isinstance(r, list) and all(isinstance(v, int) and not isinstance(v, bool)
+                                            for v in r) for r in known)):
+            raise RequestError('"known" must be rows of colour numbers (-1: undecided)')
+        job["known"] = known
+    return job
