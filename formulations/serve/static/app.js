@@ -135,7 +135,10 @@ function drawBoard(canvas, puzzle, opts = {}) {
         g.fill(); if (fill.toLowerCase() === "#ffffff") g.stroke();
         g.fillStyle = inkOn(fill);
       } else g.fillStyle = "#2c3446";
+      const digits = String(n).length;
+      if (digits > 1) g.font = `600 ${Math.round(fs * (digits > 2 ? 0.7 : 0.82))}px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif`;
       g.fillText(String(n), x, y + 0.5);
+      if (digits > 1) g.font = `600 ${fs}px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif`;
     };
     puzzle.rows.forEach((clue, i) => {
       const y = y0 + i * cs + cs / 2;
@@ -232,7 +235,7 @@ function renderBoard() {
   const canvas = $("#board"), p = state.mode === "draw" ? state.draw.puzzle : state.puzzle;
   if (!p) { canvas.width = 0; canvas.height = 0; canvas.style.width = "0"; canvas.style.height = "0"; return; }
   const cells = state.mode === "draw" ? state.draw.cells : state.hintKnown;
-  state.geom = drawBoard(canvas, p, { cells, maxW: boardWidth(), maxH: Math.max(300, window.innerHeight - 330),
+  state.geom = drawBoard(canvas, p, { cells, maxW: boardWidth(), maxH: Math.max(280, Math.min(460, window.innerHeight - 300)),
     line: state.mode === "draw" ? null : state.hintLine, dots: true, marks: state.boardMarks });
   canvas.classList.toggle("drawing", state.mode === "draw");
   renderLegend(p);
@@ -612,7 +615,7 @@ function finishRun(run) {
   setBadge(run, status, label);
   const p = run.puzzle || state.puzzle;
   run.first = p ? decodeGrid(rec.grid, p) : null; run.second = p ? decodeGrid(rec.second_grid, p) : null;
-  c.live.textContent = "";
+  c.live.textContent = ""; c.live.classList.add("done");
   if (run.replayInfo) c.live.textContent = `replay: ${run.replayInfo.steps} line updates, ${run.replayInfo.guesses} guesses, ${run.replayInfo.backtracks} backtracks${run.replayInfo.truncated ? " (cut short)" : ""}`;
   const v = c.verdict;
   if (status === "solved") {
