@@ -60,6 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((args.host, args.port))
+        sock.listen(128)  # connections wait in the backlog until uvicorn accepts them
     except OSError as exc:
         print(f"error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
               file=sys.stderr)

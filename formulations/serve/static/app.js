@@ -238,6 +238,7 @@ function renderBoard() {
   state.geom = drawBoard(canvas, p, { cells, maxW: boardWidth(), maxH: Math.max(280, Math.min(460, window.innerHeight - 300)),
     line: state.mode === "draw" ? null : state.hintLine, dots: true, marks: state.boardMarks });
   canvas.classList.toggle("drawing", state.mode === "draw");
+  canvas.dataset.geom = JSON.stringify({ x0: state.geom.x0, y0: state.geom.y0, cs: state.geom.cs });
   renderLegend(p);
 }
 
@@ -721,7 +722,11 @@ function fromFragment() {
 // ---- start ------------------------------------------------------------------------------
 async function init() {
   for (const b of $$(".tab")) b.addEventListener("click", () => switchTab(b.dataset.tab));
-  $("#clues").addEventListener("input", () => { if (state.mode === "clues") scheduleParse(); });
+  $("#clues").addEventListener("input", () => {
+    // typed text is "clues.txt"; an uploaded file keeps its name (its extension picks the format)
+    if (/\.txt$/i.test(state.name)) state.name = "clues.txt";
+    if (state.mode === "clues") scheduleParse();
+  });
   $("#file").addEventListener("change", e => readFile(e.target.files[0]));
   const drop = $("#input-card"), zone = $("#drop");
   drop.addEventListener("dragover", e => { e.preventDefault(); zone.classList.add("over"); });

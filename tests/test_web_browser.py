@@ -1,0 +1,231 @@
+"""The web solver's page in a real browser: Debian's Chromium driven by Playwright, headless.
+
+Skips with the reason when Playwright or /usr/bin/chromium is missing (``.ci/run`` installs
+Chromium; Playwright's own browser download is never used). One browser and one server for the
+module. ``NONOGRAM_SCREENSHOTS=DIR`` also saves the screenshots the docs show.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web solver needs the web extra")
+pytest.importorskip("uvicorn", reason="the web solver needs the web extra")
+sync_api = pytest.importorskip("playwright.sync_api",
+                               reason="the browser tests need playwright (the test extra)")
+
+from web_server import PUZZLES, Server  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"no browser: {CHROMIUM} is missing (apt-get install chromium)",
+                allow_module_level=True)
+
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+SHOTS = os.environ.get("NONOGRAM_SCREENSHOTS")
+
+
+@pytest.fixture(scope="module")
+def server():
+    s = Server("--max-running", "2", "--max-time-limit", "30")
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    profile = tempfile.mkdtemp(prefix="nonogram-chromium-")
+    with sync_api.sync_playwright() as pw:
+        try:
+            context = pw.chromium.launch_persistent_context(
+                profile, executable_path=CHROMIUM, headless=True, args=ARGS,
+                viewport={"width": 1366, "height": 800}, bypass_csp=False)
+        except Exception as exc:  # noqa: BLE001 - a browser that cannot start here
+            shutil.rmtree(profile, ignore_errors=True)
+            pytest.skip(f"chromium does not start: {str(exc).splitlines()[0]}")
+        yield context
+        context.close()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture()
+def page(browser, server):
+    p = browser.new_page()
+    errors: list[str] = []
+    p.on("pageerror", lambda e: errors.append(str(e)))
+    p.goto(server.url + "/")
+    p.wait_for_selector("body[data-ready='1']")
+    p.wait_for_selector("#parse-status.ok")
+    yield p
+    p.close()
+    assert not errors, errors
+
+
+def paste(page, text: str) -> None:
+    page.fill("#clues", text)
+    page.wait_for_timeout(50)
+
+
+def choose(page, *names: str) -> None:
+    for box in page.query_selector_all("#backends input[type=checkbox]"):
+        want = box.get_attribute("value") in names
+        if box.is_enabled() and box.is_checked() != want:
+            box.click()
+
+
+def solve_and_wait(page, timeout: float = 30_000):
+    page.click("#solve")
+    page.wait_for_selector(".run .badge:not(.running)", timeout=timeout)
+    page.wait_for_function("() => !document.querySelector('.run .badge.running')",
+                           timeout=timeout)
+    return page.query_selector_all(".run")
+
+
+def test_paste_cat15_and_solve_with_cpsat(page):
+    paste(page, (PUZZLES / "cat15.txt").read_text())
+    page.wait_for_selector("#parse-status.ok")
+    choose(page, "cpsat")
+    runs = solve_and_wait(page)
+    assert len(runs) == 1
+    assert runs[0].query_selector(".badge").inner_text() == "solved"
+    assert "Unique solution" in runs[0].query_selector(".run-verdict").inner_text()
+    assert "variables" in runs[0].query_selector(".figures").inner_text()
+    if SHOTS:
+        choose(page, "cpsat", "lines", "sa")
+        solve_and_wait(page)
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(Path(SHOTS) / "web-solve.png"))
+
+
+def test_upload_a_non_file(page, tmp_path):
+    f = tmp_path / "tiny.non"
+    f.write_text("width 3\nheight 2\n\nrows\n3\n1\n\ncolumns\n2\n1\n1\n")
+    page.set_input_files("#file", str(f))
+    page.wait_for_function("() => document.querySelector('#parse-status').textContent.includes('3 × 2')")
+    choose(page, "lines")
+    runs = solve_and_wait(page)
+    assert runs[0].query_selector(".badge").inner_text() == "solved"
+
+
+def test_a_colour_puzzle(page):
+    paste(page, (PUZZLES / "flag_colour6.txt").read_text())
+    page.wait_for_function("() => document.querySelector('#puzzle-title').textContent === 'Colour flag'")
+    assert "red" in page.inner_text("#legend") and "yellow" in page.inner_text("#legend")
+    choose(page, "cpsat")
+    runs = solve_and_wait(page)
+    assert runs[0].query_selector(".badge").inner_text() == "solved"
+    # the card's grid is painted in the palette: some pixel is pure-ish red
+    red = page.evaluate("""() => { const c = document.querySelector('.run canvas');
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        for (let k = 0; k < d.length; k += 4) if (d[k] > 240 && d[k+1] < 20 && d[k+2] < 20) return true;
+        return false; }""")
+    assert red
+
+
+def test_two_solutions_shows_the_second(page):
+    paste(page, (PUZZLES / "two_solutions4.txt").read_text())
+    page.wait_for_selector("#parse-status.ok")
+    choose(page, "cpsat")
+    runs = solve_and_wait(page)
+    assert "Not unique" in runs[0].query_selector(".run-verdict").inner_text()
+    assert runs[0].query_selector(".run-switch").is_visible()
+    before = runs[0].query_selector("canvas").screenshot()
+    runs[0].query_selector("[data-show=second]").click()
+    after = runs[0].query_selector("canvas").screenshot()
+    assert before != after
+    runs[0].query_selector("[data-show=diff]").click()
+    if SHOTS:
+        page.screenshot(path=str(Path(SHOTS) / "web-two-solutions.png"))
+
+
+def test_impossible_says_impossible(page):
+    paste(page, (PUZZLES / "impossible3.txt").read_text())
+    page.wait_for_selector("#parse-status.ok")
+    choose(page, "cpsat", "lines")
+    runs = solve_and_wait(page)
+    for run in runs:
+        assert run.query_selector(".badge").inner_text() == "impossible"
+        assert "Impossible" in run.query_selector(".run-verdict").inner_text()
+
+
+def test_a_bad_clue_line_shows_its_error(page):
+    paste(page, "ROWS\n1 1\n2 x\nCOLUMNS\n1\n2\n")
+    page.wait_for_selector("#parse-status.error")
+    text = page.inner_text("#parse-status")
+    assert "clues.txt:3:" in text and "'x'" in text
+    page.click("#parse-status a")
+    assert page.evaluate("() => { const t = document.querySelector('#clues');"
+                         " return t.value.slice(t.selectionStart, t.selectionEnd); }") == "2 x"
+
+
+def test_cancel_a_long_run(page):
+    clue = " ".join(["1"] * 10)
+    paste(page, "\n".join([clue] * 20) + "\nCOLUMNS\n" + "\n".join([clue] * 20))
+    page.wait_for_selector("#parse-status.ok")
+    choose(page, "sa")
+    page.fill("#reads", "100000")
+    page.fill("#time-limit", "25")
+    page.click("#solve")
+    page.wait_for_selector(".run .badge.running")
+    page.wait_for_timeout(800)
+    page.click(".run .run-cancel")
+    page.wait_for_selector(".run .badge.interrupted", timeout=10_000)
+    assert page.inner_text(".run .badge") == "cancelled"
+    page.fill("#reads", "")
+
+
+def test_the_hint_button(page):
+    paste(page, (PUZZLES / "cat15.txt").read_text())
+    page.wait_for_selector("#parse-status.ok")
+    page.click("#hint")
+    page.wait_for_selector("#board-note.hint")
+    first = page.inner_text("#board-note")
+    assert ("Row" in first or "Column" in first) and "follow from this line" in first
+    for _ in range(3):
+        page.click("#hint")
+    page.wait_for_function(f"() => document.querySelector('#board-note').textContent !== {first!r}")
+
+
+def test_a_title_with_markup_stays_text(page):
+    title = "<script>window.pwned=1</script><img src=x onerror='window.pwned=2'>"
+    paste(page, f"TITLE {title}\nROWS\n1\nCOLUMNS\n1\n")
+    page.wait_for_function("() => document.querySelector('#parse-status.ok')")
+    page.wait_for_function("t => document.querySelector('#puzzle-title').textContent === t", arg=title)
+    assert page.evaluate("() => window.pwned === undefined")
+    assert page.query_selector("#puzzle-title img") is None
+
+
+def test_the_share_link_carries_the_clues(page, server, browser):
+    text = (PUZZLES / "heart5.txt").read_text()
+    paste(page, text)
+    page.wait_for_selector("#parse-status.ok")
+    page.click("#share")
+    url = page.input_value("#share-url")
+    other = browser.new_page()
+    other.goto(url)
+    other.wait_for_selector("body[data-ready='1']")
+    assert other.input_value("#clues") == text
+    other.close()
+
+
+def test_draw_a_picture_and_check_uniqueness(page):
+    page.click("#tab-btn-draw")
+    page.fill("#draw-w", "3")
+    page.fill("#draw-h", "3")
+    page.click("#draw-new")
+    box = page.query_selector("#board").bounding_box()
+    geom = json.loads(page.get_attribute("#board", "data-geom"))
+    # a diagonal of a 3x3 is ambiguous (the anti-diagonal has the same clues)
+    for k in range(3):
+        page.mouse.click(box["x"] + geom["x0"] + (k + 0.5) * geom["cs"],
+                         box["y"] + geom["y0"] + (k + 0.5) * geom["cs"])
+    assert "1\n1\n1\nCOLUMNS" in page.input_value("#clues")
+    page.click("#draw-unique")
+    page.wait_for_selector("#board-note.error, #board-note.ok", timeout=30_000)
+    assert "Not unique" in page.inner_text("#board-note")
