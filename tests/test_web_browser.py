@@ -87,6 +87,12 @@ def solve_and_wait(page, timeout: float = 30_000):
     return page.query_selector_all(".run")
 
 
+def shot(page, name: str) -> None:
+    page.evaluate("() => { window.scrollTo(0, 0); document.querySelector('#clues').scrollTop = 0; }")
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(Path(SHOTS) / name), full_page=True)
+
+
 def test_paste_cat15_and_solve_with_cpsat(page):
     paste(page, (PUZZLES / "cat15.txt").read_text())
     page.wait_for_selector("#parse-status.ok")
@@ -100,7 +106,7 @@ def test_paste_cat15_and_solve_with_cpsat(page):
         choose(page, "cpsat", "lines", "sa")
         solve_and_wait(page)
         page.wait_for_timeout(300)
-        page.screenshot(path=str(Path(SHOTS) / "web-solve.png"))
+        shot(page, "web-solve.png")
 
 
 def test_upload_a_non_file(page, tmp_path):
@@ -141,7 +147,12 @@ def test_two_solutions_shows_the_second(page):
     assert before != after
     runs[0].query_selector("[data-show=diff]").click()
     if SHOTS:
-        page.screenshot(path=str(Path(SHOTS) / "web-two-solutions.png"))
+        choose(page, "cpsat", "lines")
+        for run in solve_and_wait(page):
+            run.query_selector("[data-show=diff]").click()
+        page.click("#hint")
+        page.wait_for_selector("#board-note.hint")
+        shot(page, "web-two-solutions.png")
 
 
 def test_impossible_says_impossible(page):
@@ -229,3 +240,5 @@ def test_draw_a_picture_and_check_uniqueness(page):
     page.click("#draw-unique")
     page.wait_for_selector("#board-note.error, #board-note.ok", timeout=30_000)
     assert "Not unique" in page.inner_text("#board-note")
+    if SHOTS:
+        shot(page, "web-draw.png")

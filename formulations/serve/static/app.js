@@ -202,10 +202,20 @@ function drawBoard(canvas, puzzle, opts = {}) {
     g.moveTo(x0 + j * cs + cs * .75, y0 + i * cs + cs * .25); g.lineTo(x0 + j * cs + cs * .25, y0 + i * cs + cs * .75); g.stroke();
   }
   if (opts.marks) {
+    // cells where another solution differs: its colour as an orange-edged inset, this one's
+    // colour around it
+    const other = opts.other;
     for (const key of opts.marks) {
-      const [i, j] = key.split(",").map(Number);
-      g.strokeStyle = "#ff6a00"; g.lineWidth = Math.max(2, cs * 0.14);
-      g.strokeRect(x0 + j * cs + g.lineWidth / 2, y0 + i * cs + g.lineWidth / 2, cs - g.lineWidth, cs - g.lineWidth);
+      const [i, j] = key.split(",").map(Number), lw = Math.max(2, Math.round(cs * 0.09));
+      const x = x0 + j * cs, y = y0 + i * cs, inset = Math.max(2, Math.round(cs * 0.22));
+      if (other) {
+        const v = other[i][j];
+        g.fillStyle = v > 0 ? colourOf(v) : "#ffffff";
+        g.fillRect(x + inset, y + inset, cs - 2 * inset, cs - 2 * inset);
+      } else { g.fillStyle = "rgba(255, 122, 0, 0.28)"; g.fillRect(x, y, cs, cs); }
+      g.strokeStyle = "#f07000"; g.lineWidth = lw;
+      if (other) g.strokeRect(x + inset, y + inset, cs - 2 * inset, cs - 2 * inset);
+      else g.strokeRect(x + lw / 2 + 1, y + lw / 2 + 1, cs - lw - 2, cs - lw - 2);
     }
   }
   return { x0, y0, cs, w, h };
@@ -235,8 +245,8 @@ function renderBoard() {
   const canvas = $("#board"), p = state.mode === "draw" ? state.draw.puzzle : state.puzzle;
   if (!p) { canvas.width = 0; canvas.height = 0; canvas.style.width = "0"; canvas.style.height = "0"; return; }
   const cells = state.mode === "draw" ? state.draw.cells : state.hintKnown;
-  state.geom = drawBoard(canvas, p, { cells, maxW: boardWidth(), maxH: Math.max(280, Math.min(460, window.innerHeight - 300)),
-    line: state.mode === "draw" ? null : state.hintLine, dots: true, marks: state.boardMarks });
+  state.geom = drawBoard(canvas, p, { cells, maxW: boardWidth(), maxH: Math.max(260, Math.min(420, window.innerHeight - 380)),
+    line: state.mode === "draw" ? null : state.hintLine, dots: state.mode !== "draw", marks: state.boardMarks, other: state.boardOther });
   canvas.classList.toggle("drawing", state.mode === "draw");
   canvas.dataset.geom = JSON.stringify({ x0: state.geom.x0, y0: state.geom.y0, cs: state.geom.cs });
   renderLegend(p);
@@ -254,7 +264,8 @@ function renderLegend(p) {
 }
 
 function setPuzzleHeader(p) {
-  $("#puzzle-title").textContent = (p && p.title) || (state.mode === "draw" ? "Your drawing" : state.name.replace(/\.[^.]*$/, "")) || "Puzzle";
+  const stem = state.name.replace(/\.[^.]*$/, "");
+  $("#puzzle-title").textContent = (p && p.title) || (state.mode === "draw" ? "Your drawing" : stem !== "clues" ? stem : "") || "Puzzle";
   $("#puzzle-size").textContent = p ? `${p.width} × ${p.height}${p.colour ? ` · ${p.palette.length - 1} colours` : ""}` : "";
 }
 
@@ -313,7 +324,7 @@ function readFile(file) {
 
 // ---- hints ---------------------------------------------------------------------------------
 function resetHints() {
-  const p = state.puzzle; state.hintLine = null; state.boardMarks = null;
+  const p = state.puzzle; state.hintLine = null; state.boardMarks = null; state.boardOther = null;
   state.hintKnown = p ? Array.from({ length: p.height }, () => new Array(p.width).fill(-1)) : null;
   note("");
 }
@@ -384,7 +395,7 @@ function drawingChanged() {
   lines.push("ROWS", ...rows.map(r => (r.length ? r.map(tok).join(" ") : "0")), "COLUMNS", ...cols.map(c => (c.length ? c.map(tok).join(" ") : "0")));
   state.text = lines.join("\n") + "\n"; state.name = "drawing.txt";
   $("#clues").value = state.text;
-  state.boardMarks = null; setPuzzleHeader(d.puzzle); renderBoard();
+  state.boardMarks = null; state.boardOther = null; setPuzzleHeader(d.puzzle); renderBoard();
 }
 function cellAt(ev) {
   const g = state.geom; if (!g) return null;
@@ -517,7 +528,7 @@ function setBadge(run, cls, text) { run.card.badge.className = `badge ${cls}`; r
 function cardBoard(run, opts = {}) {
   if (!run.puzzle) return;
   const w = run.card.root.clientWidth - 56 || 240;
-  drawBoard(run.card.canvas, run.puzzle, { clues: false, maxW: Math.min(w, 320), maxH: 300, maxCell: 22,
+  drawBoard(run.card.canvas, run.puzzle, { clues: false, maxW: Math.min(w, 300), maxH: 240, maxCell: 34,
     unknownFill: "#e6e9ef", ...opts });
 }
 
@@ -589,7 +600,9 @@ function drawSpark(run) {
   g.strokeStyle = "#3559e0"; g.lineWidth = 2; g.beginPath();
   es.forEach((e, k) => { const x = es.length === 1 ? W / 2 : 6 + k * (W - 12) / (es.length - 1), y = H - 6 - (H - 14) * e / max; k ? g.lineTo(x, y) : g.moveTo(x, y); });
   g.stroke();
-  g.fillStyle = "#6b7385"; g.font = "11px system-ui, sans-serif"; g.fillText(`best energy per batch (max ${max})`, 4, 11);
+  g.fillStyle = "#3559e0";
+  es.forEach((e, k) => { const x = es.length === 1 ? W / 2 : 6 + k * (W - 12) / (es.length - 1), y = H - 6 - (H - 14) * e / max; g.beginPath(); g.arc(x, y, 2.5, 0, 7); g.fill(); });
+  g.fillStyle = "#6b7385"; g.font = "11px system-ui, sans-serif"; g.fillText(`best energy per batch (${es.length} batch${es.length > 1 ? "es" : ""}, last ${es[es.length - 1]})`, 4, 11);
 }
 
 function onLog(run, line) {
@@ -652,8 +665,10 @@ function showRunGrid(run, which) {
   const p = run.puzzle || state.puzzle; if (!p) return;
   if (!run.first) { cardBoard(run, { cells: run.cells, line: run.badLine }); return; }
   if (which === "second") cardBoard(run, { cells: run.second });
-  else if (which === "diff") cardBoard(run, { cells: run.first, marks: diffMarks(run.first, run.second) });
-  else cardBoard(run, { cells: run.first, marks: run.second ? diffMarks(run.first, run.second) : null });
+  else if (which === "diff") cardBoard(run, { cells: run.first, marks: diffMarks(run.first, run.second), other: run.second });
+  else cardBoard(run, { cells: run.first });
+  if (run.baseLive === undefined) run.baseLive = run.card.live.textContent;
+  run.card.live.textContent = which === "diff" ? `${diffMarks(run.first, run.second).size} cells differ; the insets show the other solution` : run.baseLive;
 }
 function diffMarks(a, b) {
   const s = new Set(); if (!a || !b) return s;
@@ -664,7 +679,7 @@ function figures(run, r) {
   const dl = run.card.figures; dl.replaceChildren();
   const add = (k, v) => { if (v !== null && v !== undefined && v !== "") dl.append(el("dt", { text: k }), el("dd", { text: String(v) })); };
   const total = (r.build_s || 0) + (r.solve_s || 0) + (r.presolve_s || 0);
-  add("time", `${fmtS(total)}  (build ${fmtS(r.build_s)}, solve ${fmtS(r.solve_s)})`);
+  add("time", r.build_s ? `${fmtS(total)}  (build ${fmtS(r.build_s)}, solve ${fmtS(r.solve_s)})` : fmtS(total));
   if (r.variables != null) add("model", `${r.variables.toLocaleString()} variables, ${r.constraints.toLocaleString()} constraints${r.encoding && r.encoding !== "order" ? ` (${r.encoding})` : ""}`);
   if (r.presolve_status) add("presolve", `${r.presolve_unknown_cells} cells left, ${r.variables_before} → ${r.variables_after} variables`);
   if (r.energy != null) add("energy", r.energy);
@@ -687,8 +702,8 @@ function drawingVerdict(run) {
   if (r.status === "solved" && r.unique === true) { state.boardMarks = null; note("Unique: these clues have exactly this picture.", "ok"); }
   else if (r.status === "solved" && r.unique === false) {
     const a = state.draw.cells, other = run.first && diffMarks(a, run.first).size ? run.first : run.second;
-    state.boardMarks = diffMarks(a, other);
-    note(`Not unique: another picture fits the same clues; the ${state.boardMarks.size} cells that differ are outlined.`, "error");
+    state.boardMarks = diffMarks(a, other); state.boardOther = other;
+    note(`Not unique: another picture fits the same clues; the insets show it in the ${state.boardMarks.size} cells that differ.`, "error");
   } else note(`No verdict: ${r.message || r.status}`, "error");
   renderBoard();
 }
