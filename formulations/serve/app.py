@@ -94,6 +94,9 @@ async def _json(request: Request) -> Any:
         raise RequestError("the request body is not UTF-8 text") from None
     except ValueError as exc:
         raise RequestError(f"the request body is not JSON: {exc}") from None
+    except RecursionError:
+        raise RequestError("the request body is not JSON this server reads: nested too "
+                           "deeply") from None
 
 
 def _record_for(run: Run) -> tuple[dict[str, Any], int]:

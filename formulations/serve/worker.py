@@ -223,7 +223,7 @@ def run_solve(conn: Any, job: dict[str, Any]) -> None:
     left = max(0.05, job["time_limit"] - (time.perf_counter() - started))
     argv = [job["name"], "--json", "--backend", job["backend"], "--time-limit",
             f"{left:.3f}", *job["argv"]]
-    from formulations import solve
+    from formulations.solve import main as solve_main
 
     out, err = io.StringIO(), _LogStream(send)
     with tempfile.TemporaryDirectory(prefix="nonogram-serve-") as tmp:
@@ -232,7 +232,7 @@ def run_solve(conn: Any, job: dict[str, Any]) -> None:
         os.chdir(tmp)
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                code = solve.main(argv)
+                code = solve_main(argv)
         finally:
             os.chdir("/")
     err.flush_held()
@@ -300,7 +300,7 @@ def task_export(job: dict[str, Any]) -> dict[str, Any]:
         data = write_text(puzzle) if kind == "text" else write_non(puzzle)
         return {"data": data.encode("utf-8"), "filename": "puzzle." + ("txt" if kind == "text" else "non")}
     flag, out_name = EXPORTS[kind]
-    from formulations import solve
+    from formulations.solve import main as solve_main
     with tempfile.TemporaryDirectory(prefix="nonogram-serve-") as tmp:
         with open(os.path.join(tmp, job["name"]), "w", encoding="utf-8", newline="") as f:
             f.write(job["text"])
@@ -308,7 +308,7 @@ def task_export(job: dict[str, Any]) -> dict[str, Any]:
         out = io.StringIO()
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-                code = solve.main([job["name"], "--json", flag, out_name, *job.get("argv", [])])
+                code = solve_main([job["name"], "--json", flag, out_name, *job.get("argv", [])])
             record = json.loads(out.getvalue().strip().splitlines()[-1])
             if code != 0:
                 return {"error": record.get("message") or "export failed"}
