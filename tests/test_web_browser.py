@@ -90,7 +90,15 @@ def solve_and_wait(page, timeout: float = 30_000):
 def shot(page, name: str) -> None:
     page.evaluate("() => { window.scrollTo(0, 0); document.querySelector('#clues').scrollTop = 0; }")
     page.mouse.move(0, 0)
-    page.screenshot(path=str(Path(SHOTS) / name), full_page=True)
+    path = Path(SHOTS) / name
+    page.screenshot(path=str(path), full_page=True)
+    try:  # a small PNG for the docs: the page has few colours
+        from PIL import Image
+    except ImportError:
+        return
+    with Image.open(path) as im:
+        small = im.convert("RGB").quantize(colors=96, dither=Image.Dither.NONE)
+    small.save(path, optimize=True)
 
 
 def test_paste_cat15_and_solve_with_cpsat(page):

@@ -136,9 +136,9 @@ function drawBoard(canvas, puzzle, opts = {}) {
         g.fillStyle = inkOn(fill);
       } else g.fillStyle = "#2c3446";
       const digits = String(n).length;
-      if (digits > 1) g.font = `600 ${Math.round(fs * (digits > 2 ? 0.7 : 0.82))}px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif`;
+      if (digits > 2) g.font = `600 ${Math.round(fs * 0.72)}px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif`;
       g.fillText(String(n), x, y + 0.5);
-      if (digits > 1) g.font = `600 ${fs}px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif`;
+      if (digits > 2) g.font = `600 ${fs}px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif`;
     };
     puzzle.rows.forEach((clue, i) => {
       const y = y0 + i * cs + cs / 2;
@@ -245,7 +245,7 @@ function renderBoard() {
   const canvas = $("#board"), p = state.mode === "draw" ? state.draw.puzzle : state.puzzle;
   if (!p) { canvas.width = 0; canvas.height = 0; canvas.style.width = "0"; canvas.style.height = "0"; return; }
   const cells = state.mode === "draw" ? state.draw.cells : state.hintKnown;
-  state.geom = drawBoard(canvas, p, { cells, maxW: boardWidth(), maxH: Math.max(260, Math.min(420, window.innerHeight - 380)),
+  state.geom = drawBoard(canvas, p, { cells, maxW: boardWidth(), maxH: Math.max(300, Math.min(480, window.innerHeight - 300)),
     line: state.mode === "draw" ? null : state.hintLine, dots: state.mode !== "draw", marks: state.boardMarks, other: state.boardOther });
   canvas.classList.toggle("drawing", state.mode === "draw");
   canvas.dataset.geom = JSON.stringify({ x0: state.geom.x0, y0: state.geom.y0, cs: state.geom.cs });
@@ -592,17 +592,19 @@ function onBatch(run, m) {
 
 function drawSpark(run) {
   const cv = run.card.spark; cv.hidden = false;
-  const dpr = window.devicePixelRatio || 1, W = cv.clientWidth || 260, H = 46;
-  cv.width = W * dpr; cv.height = H * dpr;
+  const dpr = window.devicePixelRatio || 1, W = cv.clientWidth || 260, H = 56, top = 20, bottom = H - 6;
+  cv.width = W * dpr; cv.height = H * dpr; cv.style.height = `${H}px`;
   const g = cv.getContext("2d"); g.setTransform(dpr, 0, 0, dpr, 0, 0); g.clearRect(0, 0, W, H);
   const es = run.batches.map(b => b.best_energy ?? 0), max = Math.max(1, ...es);
-  g.strokeStyle = "#e2e5ec"; g.beginPath(); g.moveTo(0, H - 6.5); g.lineTo(W, H - 6.5); g.stroke();
+  const xy = k => [es.length === 1 ? W / 2 : 6 + k * (W - 12) / (es.length - 1), bottom - (bottom - top) * es[k] / max];
+  g.strokeStyle = "#e2e5ec"; g.lineWidth = 1; g.beginPath(); g.moveTo(0, bottom + 0.5); g.lineTo(W, bottom + 0.5); g.stroke();
   g.strokeStyle = "#3559e0"; g.lineWidth = 2; g.beginPath();
-  es.forEach((e, k) => { const x = es.length === 1 ? W / 2 : 6 + k * (W - 12) / (es.length - 1), y = H - 6 - (H - 14) * e / max; k ? g.lineTo(x, y) : g.moveTo(x, y); });
+  es.forEach((e, k) => { const [x, y] = xy(k); k ? g.lineTo(x, y) : g.moveTo(x, y); });
   g.stroke();
   g.fillStyle = "#3559e0";
-  es.forEach((e, k) => { const x = es.length === 1 ? W / 2 : 6 + k * (W - 12) / (es.length - 1), y = H - 6 - (H - 14) * e / max; g.beginPath(); g.arc(x, y, 2.5, 0, 7); g.fill(); });
-  g.fillStyle = "#6b7385"; g.font = "11px system-ui, sans-serif"; g.fillText(`best energy per batch (${es.length} batch${es.length > 1 ? "es" : ""}, last ${es[es.length - 1]})`, 4, 11);
+  es.forEach((e, k) => { const [x, y] = xy(k); g.beginPath(); g.arc(x, y, 2.5, 0, 7); g.fill(); });
+  g.fillStyle = "#6b7385"; g.font = "11px system-ui, sans-serif";
+  g.fillText(`best energy per batch (${es.length}; last ${es[es.length - 1]})`, 2, 11);
 }
 
 function onLog(run, line) {
