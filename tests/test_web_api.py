@@ -196,6 +196,15 @@ def test_bad_input_gets_a_clear_answer_and_the_server_stays_up(client, server, b
     assert client.get("/api/health").json()["ok"] and server.alive()
 
 
+def test_only_json_bodies_and_local_host_names(client, server):
+    r = client.post("/api/solve", content=json.dumps({"puzzle": CAT}),
+                    headers={"Content-Type": "text/plain"})
+    assert r.status_code == 415 and "application/json" in r.json()["error"]
+    r = client.get("/api/health", headers={"Host": "attacker.example"})
+    assert r.status_code == 400
+    assert client.get("/api/health", headers={"Host": "localhost"}).status_code == 200
+
+
 def test_a_large_random_puzzle_is_bounded_by_its_time_limit(client, server):
     import random
     rng = random.Random(7)

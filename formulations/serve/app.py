@@ -22,6 +22,7 @@ from importlib import resources
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -34,6 +35,7 @@ from .settings import Settings
 
 EXAMPLES = ("cat15.txt", "flag_colour6.txt", "two_solutions4.txt", "impossible3.txt",
             "heart5.txt")
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data: blob:; "
                                "style-src 'self'; script-src 'self'; connect-src 'self'; "
@@ -86,7 +88,16 @@ def _error(message: str, status: int = 400, **extra: Any) -> JSONResponse:
     return JSONResponse({"error": message, **extra}, status_code=status)
 
 
+class UnsupportedMedia(RequestError):
+    """A body that is not declared as JSON (answered 415): a cross-site form cannot send one
+    without the browser asking first, and this server never says yes."""
+
+
 async def _json(request: Request) -> Any:
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        raise UnsupportedMedia(f"send the body as JSON (Content-Type: application/json), not "
+                               f"{kind or 'no content type'}")
     raw = await request.body()
     try:
         return json.loads(raw.decode("utf-8"))
@@ -274,7 +285,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             "Content-Disposition": f'attachment; filename="{got["filename"]}"'})
 
     async def on_request_error(request: Request, exc: Exception) -> Response:
-        return _error(str(exc), 400)
+        return _error(str(exc), 415 if isinstance(exc, UnsupportedMedia) else 400)
 
     async def on_busy(request: Request, exc: Exception) -> Response:
         return _error(str(exc), 429, retry_after_s=1)
@@ -311,4 +322,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         RequestError: on_request_error, Busy: on_busy, LookupError: on_missing,
         Exception: on_other}, lifespan=lifespan)
     app.state.settings, app.state.solves, app.state.tasks = settings, solves, tasks
-    return BodyLimit(app, settings.max_body_bytes)
+    wrapped: Any = app
+    if settings.host in LOCAL_HOSTS - {"::1"}:  # no page elsewhere reaches it by a rebound name
+        wrapped = TrustedHostMiddleware(app, allowed_hosts=["127.0.0.1", "localhost"])
+    return BodyLimit(wrapped, settings.max_body_bytes)
