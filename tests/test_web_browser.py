@@ -88,7 +88,8 @@ def solve_and_wait(page, timeout: float = 30_000):
 
 
 def shot(page, name: str) -> None:
-    page.evaluate("() => { window.scrollTo(0, 0); document.querySelector('#clues').scrollTop = 0; }")
+    page.evaluate("() => { window.scrollTo(0, 0);"
+                  " document.querySelector('#clues').scrollTop = 0; }")
     page.mouse.move(0, 0)
     path = Path(SHOTS) / name
     page.screenshot(path=str(path), full_page=True)
@@ -121,7 +122,8 @@ def test_upload_a_non_file(page, tmp_path):
     f = tmp_path / "tiny.non"
     f.write_text("width 3\nheight 2\n\nrows\n3\n1\n\ncolumns\n2\n1\n1\n")
     page.set_input_files("#file", str(f))
-    page.wait_for_function("() => document.querySelector('#parse-status').textContent.includes('3 × 2')")
+    page.wait_for_function(
+        "() => document.querySelector('#parse-status').textContent.includes('3 × 2')")
     choose(page, "lines")
     runs = solve_and_wait(page)
     assert runs[0].query_selector(".badge").inner_text() == "solved"
@@ -129,7 +131,8 @@ def test_upload_a_non_file(page, tmp_path):
 
 def test_a_colour_puzzle(page):
     paste(page, (PUZZLES / "flag_colour6.txt").read_text())
-    page.wait_for_function("() => document.querySelector('#puzzle-title').textContent === 'Colour flag'")
+    page.wait_for_function(
+        "() => document.querySelector('#puzzle-title').textContent === 'Colour flag'")
     assert "red" in page.inner_text("#legend") and "yellow" in page.inner_text("#legend")
     choose(page, "cpsat")
     runs = solve_and_wait(page)
@@ -137,7 +140,8 @@ def test_a_colour_puzzle(page):
     # the card's grid is painted in the palette: some pixel is pure-ish red
     red = page.evaluate("""() => { const c = document.querySelector('.run canvas');
         const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-        for (let k = 0; k < d.length; k += 4) if (d[k] > 240 && d[k+1] < 20 && d[k+2] < 20) return true;
+        for (let k = 0; k < d.length; k += 4)
+            if (d[k] > 240 && d[k+1] < 20 && d[k+2] < 20) return true;
         return false; }""")
     assert red
 
@@ -215,7 +219,8 @@ def test_a_title_with_markup_stays_text(page):
     title = "<script>window.pwned=1</script><img src=x onerror='window.pwned=2'>"
     paste(page, f"TITLE {title}\nROWS\n1\nCOLUMNS\n1\n")
     page.wait_for_function("() => document.querySelector('#parse-status.ok')")
-    page.wait_for_function("t => document.querySelector('#puzzle-title').textContent === t", arg=title)
+    page.wait_for_function("t => document.querySelector('#puzzle-title').textContent === t",
+                           arg=title)
     assert page.evaluate("() => window.pwned === undefined")
     assert page.query_selector("#puzzle-title img") is None
 

@@ -5,7 +5,8 @@
                      (server-sent events), ``DELETE /api/runs/ID`` cancels it (kills the worker)
 ``POST /api/parse``  the puzzle read from text (clues, palette) or the reader's one-line error
 ``POST /api/hint``   the next line update line solving makes from the cells the page knows
-``POST /api/export/KIND``  the puzzle as ``text`` / ``non``, its model as ``bqm`` / ``qubo`` / ``cqm``
+``POST /api/export/KIND``  the puzzle as ``text`` / ``non``, its model as ``bqm`` / ``qubo`` /
+                     ``cqm``
 ``GET /api/backends``, ``GET /api/examples``, ``GET /api/health``
 
 Solves and tasks run in worker processes (:mod:`.runs`); the server itself never parses a
@@ -255,7 +256,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
                     last = time.monotonic()
                 try:
                     await asyncio.wait_for(run.changed.wait(), timeout=15)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
                 if await request.is_disconnected():
                     return

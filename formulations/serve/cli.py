@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import socket
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from .settings import Settings
 
@@ -17,15 +17,18 @@ def build_parser() -> argparse.ArgumentParser:
                                             "them work. Serves one page and its API.")
     p.add_argument("--host", default=d.host, help=f"address to bind (default {d.host}: this "
                    "machine only; 0.0.0.0 opens it to the network)")
-    p.add_argument("--port", type=int, default=d.port, help=f"port (default {d.port}; 0: any free one)")
+    p.add_argument("--port", type=int, default=d.port,
+                   help=f"port (default {d.port}; 0: any free one)")
     p.add_argument("--max-running", type=int, default=d.max_running, metavar="N",
                    help=f"solves at once, one worker process each (default {d.max_running})")
     p.add_argument("--max-queued", type=int, default=d.max_queued, metavar="N",
-                   help=f"solves waiting; past them a request gets 429 at once (default {d.max_queued})")
+                   help="solves waiting; past them a request gets 429 at once (default "
+                        f"{d.max_queued})")
     p.add_argument("--time-limit", type=float, default=d.time_limit, metavar="S",
                    help=f"a run's time limit when it asks for none (default {d.time_limit:g})")
     p.add_argument("--max-time-limit", type=float, default=d.max_time_limit, metavar="S",
-                   help=f"the longest time limit a request may ask for (default {d.max_time_limit:g})")
+                   help="the longest time limit a request may ask for (default "
+                        f"{d.max_time_limit:g})")
     p.add_argument("--max-body-kb", type=int, default=d.max_body_bytes // 1024, metavar="KB",
                    help=f"largest request body (default {d.max_body_bytes // 1024})")
     p.add_argument("--max-model-mb", type=float, default=d.max_model_mb, metavar="MB",
@@ -39,6 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         import uvicorn
+
         from .app import create_app
     except ImportError as exc:
         print(f"error: the web solver needs {exc.name}: pip install "

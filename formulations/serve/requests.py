@@ -75,7 +75,8 @@ def file_name(name: Any, fmt: Any) -> str:
     ext = "." + ext.lower() if ext else ""
     if fmt is not None:
         if not isinstance(fmt, str) or fmt not in FORMAT_EXTENSIONS:
-            raise RequestError(f"unknown format {fmt!r} (known: {', '.join(sorted(FORMAT_EXTENSIONS))})")
+            known = ", ".join(sorted(FORMAT_EXTENSIONS))
+            raise RequestError(f"unknown format {fmt!r} (known: {known})")
         ext = FORMAT_EXTENSIONS[fmt]
     elif ext not in KNOWN_EXTENSIONS:  # no hint: the readers recognise the content
         return base.replace(".", "_")
@@ -113,7 +114,8 @@ def _check(key: str, value: Any, typ: type) -> Any:
         if isinstance(value, bool) or not isinstance(value, int):
             raise RequestError(f'option "{key}" must be an integer, got {value!r}')
     elif typ is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not math.isfinite(value):
             raise RequestError(f'option "{key}" must be a number, got {value!r}')
     elif typ is str:
         if not isinstance(value, str) or not _WORD.fullmatch(value):

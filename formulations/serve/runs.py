@@ -16,8 +16,9 @@ import secrets
 import signal
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 MAX_MESSAGES = 5_000
 """Messages kept per run; past it the log lines are dropped (replay chunks and batches stay)."""
@@ -161,11 +162,12 @@ class Runner:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     self._kill(proc)
-                    run.finish({"type": "killed", "after_s": round(time.monotonic() - run.started, 3)},
-                               "killed")
+                    after = round(time.monotonic() - run.started, 3)
+                    run.finish({"type": "killed", "after_s": after}, "killed")
                     break
-                waits = [asyncio.ensure_future(eof.wait()), asyncio.ensure_future(run.changed.wait())]
-                done, pending = await asyncio.wait(waits, timeout=min(left, 1.0),
+                waits = [asyncio.ensure_future(eof.wait()),
+                         asyncio.ensure_future(run.changed.wait())]
+                _, pending = await asyncio.wait(waits, timeout=min(left, 1.0),
                                                    return_when=asyncio.FIRST_COMPLETED)
                 for w in pending:
                     w.cancel()

@@ -18,7 +18,6 @@ import contextlib
 import io
 import json
 import os
-import sys
 import tempfile
 import time
 from typing import Any
@@ -296,9 +295,10 @@ def task_export(job: dict[str, Any]) -> dict[str, Any]:
     kind = job["kind"]
     if kind in ("text", "non"):
         from formulations.io.writers import write_non, write_text
-        puzzle, goal = parse_puzzle_with_goal(job["text"], job.get("format"), job["name"])
+        puzzle, _ = parse_puzzle_with_goal(job["text"], job.get("format"), job["name"])
         data = write_text(puzzle) if kind == "text" else write_non(puzzle)
-        return {"data": data.encode("utf-8"), "filename": "puzzle." + ("txt" if kind == "text" else "non")}
+        return {"data": data.encode("utf-8"),
+                "filename": "puzzle." + ("txt" if kind == "text" else "non")}
     flag, out_name = EXPORTS[kind]
     from formulations.solve import main as solve_main
     with tempfile.TemporaryDirectory(prefix="nonogram-serve-") as tmp:
