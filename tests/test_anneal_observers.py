@@ -1,0 +1,45 @@
+"""``backends.anneal.BATCH_OBSERVERS``: every batch of a time-budget run is reported with the
+constraints its best sample breaks (the web solver's live view), and nothing when no one listens."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("dimod")
+pytest.importorskip("dwave.samplers")
+
+from backends import anneal  # noqa: E402
+from formulations import read_puzzle, solve_puzzle  # noqa: E402
+
+PUZZLES = Path(__file__).resolve().parents[1] / "puzzles"
+
+
+def test_batches_are_observed_with_their_broken_constraints():
+    seen = []
+    anneal.BATCH_OBSERVERS.append(lambda batch, broken: seen.append((dict(batch), list(broken))))
+    try:
+        result = solve_puzzle(read_puzzle(PUZZLES / "cat15.txt"), "sa", time_limit=5, seed=1,
+                              until_solved=True)
+    finally:
+        anneal.BATCH_OBSERVERS.clear()
+    assert seen
+    for batch, broken in seen:
+        assert batch["reads"] >= 1
+        assert (batch["best_energy"] == 0) == (broken == [])  # energy 0 exactly when valid
+    best = min(b["best_energy"] for b, _ in seen)
+    assert result.energy == best
+    if result.solved:
+        assert seen[-1][0]["best_energy"] == 0
+
+
+def test_a_sampler_that_misses_reports_the_lines_it_breaks():
+    seen = []
+    anneal.BATCH_OBSERVERS.append(lambda batch, broken: seen.append(broken))
+    try:
+        result = solve_puzzle(read_puzzle(PUZZLES / "impossible3.txt"), "sa", time_limit=1,
+                              seed=1, until_solved=True)
+    finally:
+        anneal.BATCH_OBSERVERS.clear()
+    assert not result.solved and seen and all(seen)  # no sample can satisfy impossible clues
+    assert all(isinstance(label, tuple) for broken in seen for label in broken)
