@@ -87,8 +87,10 @@ function decodeGrid(lines, puzzle) {
 function drawBoard(canvas, puzzle, opts = {}) {
   const h = puzzle.height, w = puzzle.width;
   const clues = opts.clues !== false;
-  const rowBlocks = clues ? Math.max(1, ...puzzle.rows.map(c => c.length)) : 0;
-  const colBlocks = clues ? Math.max(1, ...puzzle.columns.map(c => c.length)) : 0;
+  // opts.room: clue slots kept free (the editor's board must not move under the pointer)
+  const room = opts.room || [0, 0];
+  const rowBlocks = clues ? Math.max(1, room[0], ...puzzle.rows.map(c => c.length)) : 0;
+  const colBlocks = clues ? Math.max(1, room[1], ...puzzle.columns.map(c => c.length)) : 0;
   const maxW = opts.maxW || 600, maxH = opts.maxH || 480;
   const cw = 0.95; // clue slot width in cells
   let cs = Math.floor(Math.min(maxW / (w + rowBlocks * cw + 0.6), maxH / (h + colBlocks * cw + 0.6)));
@@ -246,6 +248,7 @@ function renderBoard() {
   if (!p) { canvas.width = 0; canvas.height = 0; canvas.style.width = "0"; canvas.style.height = "0"; return; }
   const cells = state.mode === "draw" ? state.draw.cells : state.hintKnown;
   state.geom = drawBoard(canvas, p, { cells, maxW: boardWidth(), maxH: Math.max(300, Math.min(480, window.innerHeight - 300)),
+    room: state.mode === "draw" ? [Math.ceil(p.width / 2), Math.ceil(p.height / 2)] : null,
     line: state.mode === "draw" ? null : state.hintLine, dots: state.mode !== "draw", marks: state.boardMarks, other: state.boardOther });
   canvas.classList.toggle("drawing", state.mode === "draw");
   canvas.dataset.geom = JSON.stringify({ x0: state.geom.x0, y0: state.geom.y0, cs: state.geom.cs });
