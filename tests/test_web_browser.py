@@ -19,7 +19,7 @@ pytest.importorskip("uvicorn", reason="the web solver needs the web extra")
 sync_api = pytest.importorskip("playwright.sync_api",
                                reason="the browser tests need playwright (the test extra)")
 
-from web_server import PUZZLES, Server  # noqa: E402
+from web_server import PUZZLES, Server, impossible_for_samplers  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 if not os.path.exists(CHROMIUM):
@@ -188,8 +188,7 @@ def test_a_bad_clue_line_shows_its_error(page):
 
 
 def test_cancel_a_long_run(page):
-    clue = " ".join(["1"] * 10)
-    paste(page, "\n".join([clue] * 20) + "\nCOLUMNS\n" + "\n".join([clue] * 20))
+    paste(page, impossible_for_samplers())
     page.wait_for_selector("#parse-status.ok")
     choose(page, "sa")
     page.fill("#reads", "100000")

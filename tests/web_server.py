@@ -59,3 +59,12 @@ def wait_until(predicate, timeout: float = 30.0, step: float = 0.05):
             return value
         time.sleep(step)
     raise AssertionError("timed out waiting")
+
+
+def impossible_for_samplers(n: int = 20) -> str:
+    """A puzzle no sample can satisfy (rows ask for two separated cells, columns 2 and 3 fill
+    the same rows side by side), so a sampler works until it is stopped."""
+    half = n // 2
+    rows = ["1 1"] * half + ["0"] * (n - half)
+    cols = ["0", str(half), str(half)] + ["0"] * (n - 3)
+    return "ROWS\n" + "\n".join(rows) + "\nCOLUMNS\n" + "\n".join(cols) + "\n"
