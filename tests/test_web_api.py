@@ -116,8 +116,8 @@ def _events(client, path):
 
 
 def test_cancel_kills_a_long_run(client):
-    r = client.post("/api/runs", json={"puzzle": impossible_for_samplers(), "backend": "sa", "time_limit": 25,
-                                       "options": {"reads": 100000}})
+    r = client.post("/api/runs", json={"puzzle": impossible_for_samplers(), "backend": "sa",
+                                       "time_limit": 25, "options": {"reads": 100000}})
     run = r.json()["id"]
     with client.stream("GET", r.json()["events"]) as s:
         for line in s.iter_lines():
