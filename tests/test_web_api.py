@@ -234,6 +234,10 @@ def test_parse_errors_name_the_line_and_the_page_is_served(client):
     assert examples["cat15.txt"] == CAT  # the page's example is the repository's puzzle
 
 
+def test_it_binds_loopback_unless_told(server):
+    assert server.url.startswith("http://127.0.0.1:")
+
+
 def test_the_package_data_is_declared():
     text = (ROOT / "pyproject.toml").read_text()
     assert '"formulations.serve" = ["static/*.html", "static/*.css", "static/*.js", ' \

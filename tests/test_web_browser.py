@@ -118,6 +118,28 @@ def test_paste_cat15_and_solve_with_cpsat(page):
         shot(page, "web-solve.png")
 
 
+def test_downloads(page, tmp_path):
+    paste(page, (PUZZLES / "heart5.txt").read_text())
+    page.wait_for_selector("#parse-status.ok")
+    choose(page, "cpsat")
+    run = solve_and_wait(page)[0]
+    with page.expect_download() as got:
+        run.query_selector("[data-dl=png]").click()
+    png = got.value.path().read_bytes()
+    assert png.startswith(b"\x89PNG")
+    with page.expect_download() as got:
+        run.query_selector("[data-dl=svg]").click()
+    svg = got.value.path().read_text()
+    from formulations import parse_puzzle
+    puzzle = parse_puzzle((PUZZLES / "heart5.txt").read_text())
+    filled = sum(b.length for clue in puzzle.rows for b in clue)
+    assert svg.count('fill="#1d2433"') == filled  # one square per black cell
+    page.click("#download-menu summary")
+    with page.expect_download() as got:
+        page.click("[data-export=text]")
+    assert parse_puzzle(got.value.path().read_text()) == puzzle
+
+
 def test_upload_a_non_file(page, tmp_path):
     f = tmp_path / "tiny.non"
     f.write_text("width 3\nheight 2\n\nrows\n3\n1\n\ncolumns\n2\n1\n1\n")

@@ -68,3 +68,13 @@ def impossible_for_samplers(n: int = 20) -> str:
     rows = ["1 1"] * half + ["0"] * (n - half)
     cols = ["0", str(half), str(half)] + ["0"] * (n - 3)
     return "ROWS\n" + "\n".join(rows) + "\nCOLUMNS\n" + "\n".join(cols) + "\n"
+
+
+def stubborn_worker(conn, job):
+    """A worker that ignores every limit (for the runner's kill test): it says where it is,
+    starts a child of its own, and sleeps."""
+    import subprocess as sp
+    os.setsid()
+    child = sp.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    conn.send({"type": "started", "pid": os.getpid(), "child": child.pid})
+    time.sleep(600)
