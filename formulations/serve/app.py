@@ -239,6 +239,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             sent, last = 0, time.monotonic()
             yield "retry: 100000\n\n"
             while True:
+                woken = run.changed  # set by any message added from here on
                 while sent < len(run.messages):
                     message = run.messages[sent]
                     sent += 1
@@ -255,7 +256,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
                     yield ": keep-alive\n\n"
                     last = time.monotonic()
                 try:
-                    await asyncio.wait_for(run.changed.wait(), timeout=15)
+                    await asyncio.wait_for(woken.wait(), timeout=15)
                 except TimeoutError:
                     pass
                 if await request.is_disconnected():

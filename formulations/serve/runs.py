@@ -102,7 +102,11 @@ class Runner:
         return self.runs.get(run_id)
 
     def cancel(self, run: Run) -> None:
+        """Stop ``run``: a queued run ends at once (and never starts), a running one's worker is
+        killed by its supervisor."""
         run.cancel_asked = True
+        if run.state == "queued":
+            run.finish({"type": "cancelled"}, "cancelled")
         run._wake()
 
     def _forget_old(self) -> None:
@@ -117,7 +121,7 @@ class Runner:
                 self._waiting -= 1
                 self._running += 1
                 try:
-                    if run.cancel_asked:
+                    if run.cancel_asked or run.final is not None:
                         run.finish({"type": "cancelled"}, "cancelled")
                         return
                     await self._supervise(run)

@@ -34,6 +34,10 @@ from formulations.show.text import colour_chars
 
 REPLAY_EVENTS = 20_000
 """Replay events streamed at most (a larger replay is cut, and says so)."""
+REPLAY_CELLS = 400_000
+"""Decided cells streamed at most over a replay's events (a large grid's replay is cut)."""
+BROKEN_CELLS = 400
+"""Cells a batch's best sample breaks, sent at most per batch."""
 CHUNK = 200
 """Replay events per message."""
 LOG_LINES_PER_S = 20
@@ -111,11 +115,17 @@ def stream_replay(puzzle: Puzzle, send: _Sender, time_limit: float) -> None:
     """The line solving and search recorded (:func:`formulations.lines.replay.replay`) and sent in
     chunks, for the page to play cell by cell."""
     rec = replay(puzzle, max_events=REPLAY_EVENTS, time_limit=time_limit)
-    events = [_event(e) for e in rec.events]
+    events, cells = [], 0
+    for e in rec.events:
+        events.append(_event(e))
+        cells += len(events[-1].get("cells", ()))
+        if cells > REPLAY_CELLS:
+            break
     for k in range(0, len(events), CHUNK):
         send({"type": "replay", "events": events[k:k + CHUNK]})
     send({"type": "replay_end", "status": rec.status.value, "steps": rec.steps,
-          "guesses": rec.guesses, "backtracks": rec.backtracks, "truncated": rec.truncated})
+          "guesses": rec.guesses, "backtracks": rec.backtracks,
+          "truncated": rec.truncated or len(events) < len(rec.events)})
 
 
 def explain_infeasible(puzzle: Puzzle) -> dict[str, Any] | None:
@@ -193,7 +203,7 @@ def _observe_batches(send: _Sender, puzzle: Puzzle | None) -> None:
               "reads": batch.get("reads"), "sweeps": batch.get("num_sweeps"),
               "best_energy": batch.get("best_energy"), "mean_energy": batch.get("mean_energy"),
               "successes": batch.get("successes"), "broken": len(broken),
-              "broken_cells": sorted(cells)[:2000], "broken_lines": sorted(lines)})
+              "broken_cells": sorted(cells)[:BROKEN_CELLS], "broken_lines": sorted(lines)})
 
     observers.append(seen)
 
