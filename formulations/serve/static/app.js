@@ -504,7 +504,13 @@ async function startRun(b, text, options, extra = {}) {
   const source = new EventSource(r.data.events);
   run.source = source;
   source.onmessage = ev => onEvent(run, JSON.parse(ev.data));
-  source.onerror = () => { if (run.live) { run.card.live.textContent = "connection lost"; } source.close(); };
+  source.onerror = () => {
+    source.close();
+    if (!run.live || run.pending) return;
+    run.live = false; updateCancelAll();
+    setBadge(run, "error", "disconnected");
+    run.card.message.textContent = "The connection to the server was lost before the run ended.";
+  };
   run.card.cancel.onclick = () => cancelRun(run);
 }
 
