@@ -57,6 +57,12 @@ class Backend:
                 return False
         return True
 
+    def model_x(self, use_x: bool | None = None) -> bool:
+        """The one rule for the model variant this backend gets, used by every entry point
+        (``solve_puzzle``, the command line, ``compare``, ``--export-bqm``): the caller's choice
+        when given, else :attr:`use_x`, the variant the backend was measured to solve faster."""
+        return self.use_x if use_x is None else bool(use_x)
+
     def check_available(self) -> None:
         if not self.available():
             raise BackendError(f"backend '{self.name}' needs {', '.join(self.requires)}, which is not "

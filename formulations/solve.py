@@ -322,7 +322,11 @@ def _export(args: argparse.Namespace, puzzle: Puzzle, out: _Out) -> int:
                                "--presolve")
     from .model import build_model, export_bqm
 
-    nm = build_model(puzzle, use_x=args.use_x is not False, encoding=args.encoding,
+    from backends import get_backend
+
+    # the model --backend (default cpsat) would be given, by the rule every entry point follows
+    use_x = get_backend(args.backend).model_x(args.use_x)
+    nm = build_model(puzzle, use_x=use_x, encoding=args.encoding,
                      max_model_mb=args.max_model_mb)
     written = []
     if args.export_cqm:  # the constraints as constraints, for constrained/hybrid solvers
@@ -330,7 +334,8 @@ def _export(args: argparse.Namespace, puzzle: Puzzle, out: _Out) -> int:
         written.append(str(export_cqm(nm, args.export_cqm)))
     if args.export_bqm:
         written.append(export_bqm(nm, args.export_bqm, weights=args.weights))
-    print(f"wrote {', '.join(written)}", file=sys.stderr)
+    print(f"wrote {', '.join(written)} (model={'x' if nm.use_x else 'no-x'} for backend "
+          f"{args.backend}, {nm.model.num_variables} variables)", file=sys.stderr)
     if out.as_json:
         record = json_record(args.file or args.source, puzzle, SolveResult(
             Status.UNKNOWN, "export", use_x=nm.use_x, encoding=nm.encoding, variables=nm.model.num_variables,

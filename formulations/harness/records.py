@@ -3,6 +3,7 @@ to a CSV as runs finish and read back with their types; tables and the summary p
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import math
 import statistics
@@ -210,19 +211,33 @@ class Table(list):
 
 
 def variant_label(row: Mapping[str, Any]) -> str:
-    """Backend name plus what distinguishes its variant: options, no x, presolve, an encoding
-    other than the default."""
+    """Backend name plus what distinguishes its variant: options, a model variant other than
+    the backend's own (``x`` or ``no-x``, :meth:`backends.base.Backend.model_x`), presolve, an
+    encoding other than the default."""
     name = row["backend"]
     opts = json.loads(row.get("options") or "{}")
     extra = [f"{k}={json.dumps(v, separators=(',', ':')) if not isinstance(v, (int, float, str)) else v}"
              for k, v in opts.items()]
-    if row.get("use_x") is False:
-        extra.append("no-x")
+    use_x = row.get("use_x")
+    if use_x is not None and use_x != _own_x(name):
+        extra.append("x" if use_x else "no-x")
     if row.get("presolve"):
         extra.append("presolve")
     if row.get("encoding") not in (None, "order"):
         extra.append(row["encoding"])
     return name + (f"[{', '.join(extra)}]" if extra else "")
+
+
+@functools.lru_cache(maxsize=None)
+def _own_x(backend: str) -> bool:
+    """The variant ``backend`` gets when none is chosen (with x for a name not in the registry,
+    e.g. a sampler object's)."""
+    from backends import get_backend
+
+    try:
+        return get_backend(backend).model_x(None)
+    except Exception:
+        return True
 
 
 def summarize(rows: Iterable[Mapping[str, Any]]) -> Table:
