@@ -541,14 +541,9 @@ def _sample(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: Quadra
             return bool(interrupted) or bool(abort) or clock.expired()
         kw = {**kw, "interrupt_function": stop}
     with _sigint_as_flag(interrupted):
-        if threads <= 1:
-            return _sample_calls(plan, sampler, bqm, kw, pen, clock, keep_zero, interrupted,
-                                 read_s, stop_at_zero=stop_at_zero)
-        from concurrent.futures import ThreadPoolExecutor
-        with ThreadPoolExecutor(threads, thread_name_prefix=plan.name) as pool:
-            return _sample_calls(plan, sampler, bqm, kw, pen, clock, keep_zero, interrupted,
-                                 read_s, pool=pool, threads=threads, abort=abort,
-                                 stop_at_zero=stop_at_zero)
+        return _sample_calls(plan, sampler, bqm, kw, pen, clock, keep_zero, interrupted,
+                             read_s, pool=threads > 1, threads=threads, abort=abort,
+                             stop_at_zero=stop_at_zero)
 
 
 @contextmanager
@@ -572,6 +567,44 @@ def _sigint_as_flag(flag: list[bool]):
         signal.signal(signal.SIGINT, previous)
     if flag:
         raise KeyboardInterrupt
+
+
+CALL_POLL_S = 0.05  # how often the caller looks for Ctrl-C while a sampler call runs
+
+
+def _call_all(plan: _Plan, samplers: list[Any], bqm: Any, parts: list[dict[str, Any]],
+              abort: list[bool], interrupted: list[bool]) -> list[Any] | None:
+    """One sampler call per part (``samplers[k]`` takes ``parts[k]``), each in a daemon thread,
+    the caller waiting in steps of CALL_POLL_S: Ctrl-C (``interrupted``) is heard at once even
+    in the middle of a read that no interrupt function reaches (an OpenJij call, a read of sa
+    lasting minutes on a large QUBO). Returns None when interrupted: ``abort`` then stops the
+    calls that take an interrupt function at their next read, and the others are left to end
+    on their own (daemon threads: they do not keep the process alive; in a Python session the
+    abandoned call keeps its core until its reads end)."""
+    import threading
+
+    results: list[Any] = [None] * len(parts)
+    errors: list[BaseException] = []
+
+    def work(k: int, sampler: Any, c: dict[str, Any]) -> None:
+        try:
+            results[k] = _call(plan, sampler, bqm, c, abort)
+        except BaseException as exc:  # handed to the caller's thread below
+            errors.append(exc)
+
+    workers = [threading.Thread(target=work, args=(k, s, c), daemon=True, name=f"{plan.name}-{k}")
+               for k, (s, c) in enumerate(zip(samplers, parts))]
+    for t in workers:
+        t.start()
+    for t in workers:
+        while t.is_alive():
+            t.join(CALL_POLL_S)
+            if interrupted:
+                abort.append(True)
+                return None
+    if errors:
+        raise errors[0]
+    return results
 
 
 THREAD_SEED_STRIDE = 104_729  # thread j of a call samples with the call's seed + j x this
@@ -613,11 +646,13 @@ def _call(plan: _Plan, sampler: Any, bqm: Any, c: dict[str, Any],
 
 def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: QuadraticPenalty,
                   clock: Deadline, keep_zero: bool, interrupted: list[bool],
-                  read_s: float = 0.0, pool: Any = None, threads: int = 1,
+                  read_s: float = 0.0, pool: bool = False, threads: int = 1,
                   abort: list[bool] | None = None, stop_at_zero: bool = False) -> _Samples:
-    """The sampler calls of :func:`_sample` and what is kept of them. With a thread ``pool``,
-    each call's reads are shared among ``threads`` concurrent sampler calls (samplers whose
-    ``sample`` releases the GIL: dwave-samplers' C++ loops), one sampler object per thread."""
+    """The sampler calls of :func:`_sample` and what is kept of them. With ``pool``, each
+    call's reads are shared among ``threads`` concurrent sampler calls (samplers whose
+    ``sample`` releases the GIL: dwave-samplers' C++ loops), one sampler object per thread.
+    Every call runs off the caller's thread (:func:`_call_all`) so that Ctrl-C is heard."""
+    abort = abort if abort is not None else []
     n = pen.num_variables
     energies, counts, zero_rows = [], [], []
     best, best_e = None, math.inf
@@ -629,11 +664,11 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
     # own length, what a call that cannot stop mid-read needs on each thread
     per_read = read_s / max(1, threads) + POST_SECONDS_PER_READ_TERM * terms
     one_read = read_s + POST_SECONDS_PER_READ_TERM * terms
-    setup = CALL_SECONDS_PER_TERM * terms * (threads if pool is not None else 1)  # per thread
-    samplers = [sampler] + [plan.make() for _ in range(threads - 1)] if pool is not None else []
+    setup = CALL_SECONDS_PER_TERM * terms * (threads if pool else 1)  # per thread
+    samplers = [sampler] + [plan.make() for _ in range(threads - 1)] if pool else [sampler]
     done = 0
     t_first = time.perf_counter()
-    for c in _calls(plan, kw, n, clock, read_s, terms, threads if pool is not None else 1,
+    for c in _calls(plan, kw, n, clock, read_s, terms, threads if pool else 1,
                     split=stop_at_zero):
         if counts and clock.expired():
             cut = True
@@ -646,21 +681,18 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
             # the reads of this call that fit the time left, at the pace measured so far: as
             # many rounds of one read per thread as fit (a thread's reads run one after another)
             rounds = max(1, int((left - setup) / max(one_read, 1e-9)))
-            fit = rounds * (threads if pool is not None else 1)
+            fit = rounds * (threads if pool else 1)
             if fit < c["num_reads"]:
                 c = {**c, "num_reads": fit}
                 cut = True
         t, c0 = time.perf_counter(), time.process_time()
-        if pool is None:
-            sets = [_call(plan, sampler, bqm, c)]
-        else:
-            parts = _split(c, threads)
-            sets = list(pool.map(lambda a: _call(plan, a[0], bqm, a[1], abort),
-                                 zip(samplers, parts)))
+        calls = _call_all(plan, samplers, bqm, _split(c, threads) if pool else [c], abort,
+                          interrupted)
         spent += time.perf_counter() - t
         cpu += time.process_time() - c0
-        if interrupted:
-            break  # raised on by _sigint_as_flag once the sampler is out of the way
+        if calls is None or interrupted:
+            break  # raised on by _sigint_as_flag
+        sets = calls
         for ss in sets:
             best, best_e = _keep(ss, pen, n, energies, counts, zero_rows, keep_zero, sinfo,
                                  best, best_e)
@@ -669,7 +701,7 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
         if stop_at_zero and best_e == 0:
             break  # a verified ground state: the budget has done its work
         per_read = (time.perf_counter() - t_first) / max(1, done)
-        one_read = per_read * (min(threads, c.get("num_reads") or 1) if pool is not None else 1)
+        one_read = per_read * (min(threads, c.get("num_reads") or 1) if pool else 1)
     if clock.expired() and "interrupt_function" in kw:
         cut = cut or int(sum(int(x.sum()) for x in counts)) < (kw.get("num_reads") or 0)
     return _Samples(np.concatenate(energies) if energies else np.zeros(0),

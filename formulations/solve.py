@@ -229,6 +229,7 @@ class _Out:
 
 def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()  # the time limit covers reading the puzzle too
+    argv_given = argv
     argv = list(sys.argv[1:] if argv is None else argv)
     out = _Out("--json" in argv)
     prog = "python -m formulations.solve"
@@ -284,8 +285,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return out.fail(EXIT_BAD_INPUT, f"{exc.filename or ''}: {exc.strerror or exc}",
                         path=where, puzzle=puzzle, backend=args.backend)
     except KeyboardInterrupt:
-        return out.fail(EXIT_INTERRUPTED, "interrupted", path=where, puzzle=puzzle,
+        code = out.fail(EXIT_INTERRUPTED, "interrupted", path=where, puzzle=puzzle,
                         backend=args.backend, status="interrupted")
+        if argv_given is None:  # the command line itself: leave now (_leave)
+            _leave(code)
+        return code
     except MemoryError:
         return out.fail(EXIT_NOT_SOLVED, f"backend '{args.backend}' ran out of memory (try "
                         "--presolve, --no-x or a lower --max-model-mb)", path=where,
@@ -311,6 +315,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             return out.fail(EXIT_BAD_INPUT, problem, path=where, puzzle=puzzle,
                             backend=args.backend)
     return code
+
+
+def _leave(code: int) -> None:
+    """End the process at once with ``code``: after Ctrl-C nothing is left to save, and the
+    interpreter's teardown (a large model's memory, a sampler call still ending in its thread)
+    would take a second or more of the second that Ctrl-C promises."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 def _export(args: argparse.Namespace, puzzle: Puzzle, out: _Out) -> int:
