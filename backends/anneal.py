@@ -183,9 +183,13 @@ def _sample_kwargs(plan: _Plan, sampler: Any, pen: QuadraticPenalty, *, seed: in
         br = tuple(float(b) for b in beta_range)
         if len(br) != 2 or min(br) <= 0:
             raise BackendError(f"beta_range must be two positive numbers LO,HI, got {beta_range!r}")
+        if br[0] > br[1]:  # annealing runs from hot (low beta) to cold: a reversed range heats
+            raise BackendError(f"beta_range is LO,HI, the inverse temperature at the start and "
+                               f"at the end, rising; got {br[0]:g},{br[1]:g} (did you mean "
+                               f"{br[1]:g},{br[0]:g}?)")
         if plan.beta_split:
-            put("beta_range", "beta_min", min(br))
-            kw["beta_max"] = max(br)
+            put("beta_range", "beta_min", br[0])
+            kw["beta_max"] = br[1]
         else:
             put("beta_range", "beta_range", br)
     if beta_schedule is not None:
@@ -304,7 +308,7 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
     def at_least_one_read(x: float) -> float | None:
         return None if math.isinf(x) else max(x, floor)
 
-    stats = SamplingStats(
+    stats: SamplingStats | None = SamplingStats(
         reads=total, success_probability=p, time_per_read_s=t_read,
         cpu_per_read_s=got.cpu_s / total if total else float("nan"), sampling_s=got.sampling_s,
         tts99_s=None if plan.exhaustive else at_least_one_read(tts99(t_read, p)),
@@ -319,7 +323,11 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
     if len(batches) > 1:  # the statistics above are the last batch's; the run's batches here
         info["batches"] = batches
     if plan.exhaustive:
+        # an enumeration draws no samples: the share of its 2^n states at energy 0 is no
+        # success probability (p=0.000 on a solved run), so it reports the counts instead
+        info["states"] = total
         info["solutions"] = int((got.energies == 0).sum())
+        stats = None
     if got.best is None:
         return RawAnswer(Status.UNKNOWN, solve_s=time.perf_counter() - t0,
                          message="the sampler returned no samples", sampling=stats, info=info)
@@ -569,6 +577,18 @@ def _sigint_as_flag(flag: list[bool]):
         raise KeyboardInterrupt
 
 
+def _rejected(name: str, kw: dict[str, Any], exc: Exception) -> str:
+    """A sampler refusing its arguments, in one line: the first line of its error (a pybind
+    signature dump is kilobytes) and the arguments given as text where numbers are usual."""
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if len(first) > 200:
+        first = first[:197] + "..."
+    texts = [f"{k}={v!r}" for k, v in kw.items() if isinstance(v, str)
+             and k not in ("beta_schedule_type", "interrupt_function")]
+    hint = f" (given as text: {', '.join(texts)}; a number was expected?)" if texts else ""
+    return f"backend '{name}': the sampler rejected its arguments{hint}: {first}"
+
+
 CALL_POLL_S = 0.05  # how often the caller looks for Ctrl-C while a sampler call runs
 
 
@@ -636,8 +656,7 @@ def _call(plan: _Plan, sampler: Any, bqm: Any, c: dict[str, Any],
     except (TypeError, ValueError) as exc:
         if abort is not None:
             abort.append(True)
-        raise BackendError(f"backend '{plan.name}': the sampler rejected its arguments: {exc}") \
-            from None
+        raise BackendError(_rejected(plan.name, c, exc)) from None
     except BaseException:
         if abort is not None:
             abort.append(True)
