@@ -26,6 +26,7 @@ class Parsed:
     columns: list[tuple[Clue, int | None]] = field(default_factory=list)
     name: str = ""
     palette: tuple[tuple[int, str, str], ...] = DEFAULT_PALETTE
+    letters: tuple[tuple[int, str], ...] = ()  # colour index -> the file's letter for it
     goal: Grid | None = None
     goal_line: int | None = None
     line: int | None = None  # where the puzzle starts, for whole-puzzle errors
@@ -131,7 +132,7 @@ def build(pp: Parsed) -> tuple[Puzzle, Grid | None]:
                 raise PuzzleError(f"{kind} {i + 1}: clue {format_clue(clue)} needs "
                                   f"{min_length(clue)} cells but the {kind} has {n}", line=line)
     puzzle = Puzzle(tuple(c for c, _ in pp.rows), tuple(c for c, _ in pp.columns), pp.name,
-                    pp.palette)
+                    pp.palette, pp.letters)
     puzzle.validate()  # totals per colour; raises without a line, guard adds the path
     if pp.goal is not None and (len(pp.goal) != h or any(len(r) != w for r in pp.goal)):
         raise PuzzleError(f"goal is not {h}x{w}", line=pp.goal_line)
