@@ -191,8 +191,7 @@ class Table(list):
         return [r.get(name) for r in self]
 
     def to_dataframe(self):
-        """The rows as a pandas DataFrame with typed columns (:func:`.frames.as_frame`)."""
-        from .frames import as_frame
+        """The rows as a pandas DataFrame with typed columns (:func:`as_frame`)."""
         try:
             import pandas  # noqa: F401
         except ImportError:
@@ -208,6 +207,37 @@ class Table(list):
 
     def __str__(self) -> str:
         return self.format()
+
+
+def _dtype(annotation: str) -> str | None:
+    if annotation.startswith("bool"):
+        return "boolean"
+    if annotation.startswith("int"):
+        return "Int64"
+    if annotation.startswith("float"):
+        return "float64"
+    if annotation.startswith("str"):
+        return "string"
+    return None
+
+
+def as_frame(rows: Iterable[Mapping[str, Any]]):
+    """``rows`` as a typed DataFrame, or as a Table when pandas is not installed."""
+    rows = list(rows)
+    try:
+        import pandas as pd
+    except ImportError:
+        return Table(rows)
+    frame = pd.DataFrame(rows)
+    for column in frame.columns:
+        typ = _dtype(_TYPES.get(column, ""))
+        if typ is None:  # a summary's or caller's own column: numbers with None become NaN
+            if frame[column].map(lambda v: v is None or isinstance(v, (int, float))).all() \
+                    and frame[column].map(lambda v: isinstance(v, float)).any():
+                frame[column] = frame[column].astype("float64")
+            continue
+        frame[column] = frame[column].astype(typ)
+    return frame
 
 
 def variant_label(row: Mapping[str, Any]) -> str:
