@@ -53,7 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="one variant per value (grid over several --sweep); x=true,false, "
                         "presolve=false,true and encoding=order,onehot sweep the model; "
                         "repeatable")
-    p.add_argument("--no-x", action="store_true", help="build without cell variables")
+    p.add_argument("--no-x", action="store_true",
+                   help="build without cell variables for every backend (default: each "
+                        "backend's own variant, as solve gives it; --sweep x=true,false for both)")
     p.add_argument("--presolve", action="store_true", help="presolve by line solving first")
     p.add_argument("--encoding", choices=ENCODINGS,
                    help="the model's encoding (default order; --sweep encoding=order,onehot "
