@@ -581,6 +581,7 @@ def _rejected(name: str, kw: dict[str, Any], exc: Exception) -> str:
     """A sampler refusing its arguments, in one line: the first line of its error (a pybind
     signature dump is kilobytes) and the arguments given as text where numbers are usual."""
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    first = first.split(". The following argument types")[0]  # pybind's list of signatures
     if len(first) > 200:
         first = first[:197] + "..."
     texts = [f"{k}={v!r}" for k, v in kw.items() if isinstance(v, str)
