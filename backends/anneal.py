@@ -548,10 +548,10 @@ def _sample(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: Quadra
         def stop() -> bool:
             return bool(interrupted) or bool(abort) or clock.expired()
         kw = {**kw, "interrupt_function": stop}
-    with _sigint_as_flag(interrupted):
+    with _sigint_as_flag(interrupted) as listening:
         return _sample_calls(plan, sampler, bqm, kw, pen, clock, keep_zero, interrupted,
                              read_s, pool=threads > 1, threads=threads, abort=abort,
-                             stop_at_zero=stop_at_zero)
+                             stop_at_zero=stop_at_zero, listening=listening)
 
 
 @contextmanager
@@ -566,11 +566,11 @@ def _sigint_as_flag(flag: list[bool]):
 
     if (threading.current_thread() is not threading.main_thread()
             or signal.getsignal(signal.SIGINT) is signal.SIG_IGN):
-        yield
+        yield False
         return
     previous = signal.signal(signal.SIGINT, lambda signum, frame: flag.append(True))
     try:
-        yield
+        yield True
     finally:
         signal.signal(signal.SIGINT, previous)
     if flag:
@@ -594,16 +594,21 @@ CALL_POLL_S = 0.05  # how often the caller looks for Ctrl-C while a sampler call
 
 
 def _call_all(plan: _Plan, samplers: list[Any], bqm: Any, parts: list[dict[str, Any]],
-              abort: list[bool], interrupted: list[bool]) -> list[Any] | None:
+              abort: list[bool], interrupted: list[bool],
+              listening: bool = True) -> list[Any] | None:
     """One sampler call per part (``samplers[k]`` takes ``parts[k]``), each in a daemon thread,
     the caller waiting in steps of CALL_POLL_S: Ctrl-C (``interrupted``) is heard at once even
     in the middle of a read that no interrupt function reaches (an OpenJij call, a read of sa
     lasting minutes on a large QUBO). Returns None when interrupted: ``abort`` then stops the
     calls that take an interrupt function at their next read, and the others are left to end
     on their own (daemon threads: they do not keep the process alive; in a Python session the
-    abandoned call keeps its core until its reads end)."""
+    abandoned call keeps its core until its reads end). Where Ctrl-C does not reach the
+    sampling (``listening`` False: a compare worker, a thread other than the main one) a
+    single call runs on the caller's thread, as it always did."""
     import threading
 
+    if not listening and len(parts) == 1:
+        return [_call(plan, samplers[0], bqm, parts[0], abort)]
     results: list[Any] = [None] * len(parts)
     errors: list[BaseException] = []
 
@@ -667,7 +672,8 @@ def _call(plan: _Plan, sampler: Any, bqm: Any, c: dict[str, Any],
 def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: QuadraticPenalty,
                   clock: Deadline, keep_zero: bool, interrupted: list[bool],
                   read_s: float = 0.0, pool: bool = False, threads: int = 1,
-                  abort: list[bool] | None = None, stop_at_zero: bool = False) -> _Samples:
+                  abort: list[bool] | None = None, stop_at_zero: bool = False,
+                  listening: bool = True) -> _Samples:
     """The sampler calls of :func:`_sample` and what is kept of them. With ``pool``, each
     call's reads are shared among ``threads`` concurrent sampler calls (samplers whose
     ``sample`` releases the GIL: dwave-samplers' C++ loops), one sampler object per thread.
@@ -707,7 +713,7 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
                 cut = True
         t, c0 = time.perf_counter(), time.process_time()
         calls = _call_all(plan, samplers, bqm, _split(c, threads) if pool else [c], abort,
-                          interrupted)
+                          interrupted, listening)
         spent += time.perf_counter() - t
         cpu += time.process_time() - c0
         if calls is None or interrupted:
