@@ -183,9 +183,13 @@ def _sample_kwargs(plan: _Plan, sampler: Any, pen: QuadraticPenalty, *, seed: in
         br = tuple(float(b) for b in beta_range)
         if len(br) != 2 or min(br) <= 0:
             raise BackendError(f"beta_range must be two positive numbers LO,HI, got {beta_range!r}")
+        if br[0] > br[1]:  # annealing runs from hot (low beta) to cold: a reversed range heats
+            raise BackendError(f"beta_range is LO,HI, the inverse temperature at the start and "
+                               f"at the end, rising; got {br[0]:g},{br[1]:g} (did you mean "
+                               f"{br[1]:g},{br[0]:g}?)")
         if plan.beta_split:
-            put("beta_range", "beta_min", min(br))
-            kw["beta_max"] = max(br)
+            put("beta_range", "beta_min", br[0])
+            kw["beta_max"] = br[1]
         else:
             put("beta_range", "beta_range", br)
     if beta_schedule is not None:
@@ -305,7 +309,7 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
     def at_least_one_read(x: float) -> float | None:
         return None if math.isinf(x) else max(x, floor)
 
-    stats = SamplingStats(
+    stats: SamplingStats | None = SamplingStats(
         reads=total, success_probability=p, time_per_read_s=t_read,
         cpu_per_read_s=got.cpu_s / total if total else float("nan"), sampling_s=got.sampling_s,
         tts99_s=None if plan.exhaustive else at_least_one_read(tts99(t_read, p)),
@@ -320,7 +324,11 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
     if len(batches) > 1:  # the statistics above are the last batch's; the run's batches here
         info["batches"] = batches
     if plan.exhaustive:
+        # an enumeration draws no samples: the share of its 2^n states at energy 0 is no
+        # success probability (p=0.000 on a solved run), so it reports the counts instead
+        info["states"] = total
         info["solutions"] = int((got.energies == 0).sum())
+        stats = None
     if got.best is None:
         return RawAnswer(Status.UNKNOWN, solve_s=time.perf_counter() - t0,
                          message="the sampler returned no samples", sampling=stats, info=info)
@@ -554,15 +562,10 @@ def _sample(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: Quadra
         def stop() -> bool:
             return bool(interrupted) or bool(abort) or clock.expired()
         kw = {**kw, "interrupt_function": stop}
-    with _sigint_as_flag(interrupted):
-        if threads <= 1:
-            return _sample_calls(plan, sampler, bqm, kw, pen, clock, keep_zero, interrupted,
-                                 read_s, stop_at_zero=stop_at_zero)
-        from concurrent.futures import ThreadPoolExecutor
-        with ThreadPoolExecutor(threads, thread_name_prefix=plan.name) as pool:
-            return _sample_calls(plan, sampler, bqm, kw, pen, clock, keep_zero, interrupted,
-                                 read_s, pool=pool, threads=threads, abort=abort,
-                                 stop_at_zero=stop_at_zero)
+    with _sigint_as_flag(interrupted) as listening:
+        return _sample_calls(plan, sampler, bqm, kw, pen, clock, keep_zero, interrupted,
+                             read_s, pool=threads > 1, threads=threads, abort=abort,
+                             stop_at_zero=stop_at_zero, listening=listening)
 
 
 @contextmanager
@@ -577,15 +580,71 @@ def _sigint_as_flag(flag: list[bool]):
 
     if (threading.current_thread() is not threading.main_thread()
             or signal.getsignal(signal.SIGINT) is signal.SIG_IGN):
-        yield
+        yield False
         return
     previous = signal.signal(signal.SIGINT, lambda signum, frame: flag.append(True))
     try:
-        yield
+        yield True
     finally:
         signal.signal(signal.SIGINT, previous)
     if flag:
         raise KeyboardInterrupt
+
+
+def _rejected(name: str, kw: dict[str, Any], exc: Exception) -> str:
+    """A sampler refusing its arguments, in one line: the first line of its error (a pybind
+    signature dump is kilobytes) and the arguments given as text where numbers are usual."""
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    first = first.split(". The following argument types")[0]  # pybind's list of signatures
+    if len(first) > 200:
+        first = first[:197] + "..."
+    texts = [f"{k}={v!r}" for k, v in kw.items() if isinstance(v, str)
+             and k not in ("beta_schedule_type", "interrupt_function")]
+    hint = f" (given as text: {', '.join(texts)}; a number was expected?)" if texts else ""
+    return f"backend '{name}': the sampler rejected its arguments{hint}: {first}"
+
+
+CALL_POLL_S = 0.05  # how often the caller looks for Ctrl-C while a sampler call runs
+
+
+def _call_all(plan: _Plan, samplers: list[Any], bqm: Any, parts: list[dict[str, Any]],
+              abort: list[bool], interrupted: list[bool],
+              listening: bool = True) -> list[Any] | None:
+    """One sampler call per part (``samplers[k]`` takes ``parts[k]``), each in a daemon thread,
+    the caller waiting in steps of CALL_POLL_S: Ctrl-C (``interrupted``) is heard at once even
+    in the middle of a read that no interrupt function reaches (an OpenJij call, a read of sa
+    lasting minutes on a large QUBO). Returns None when interrupted: ``abort`` then stops the
+    calls that take an interrupt function at their next read, and the others are left to end
+    on their own (daemon threads: they do not keep the process alive; in a Python session the
+    abandoned call keeps its core until its reads end). Where Ctrl-C does not reach the
+    sampling (``listening`` False: a compare worker, a thread other than the main one) a
+    single call runs on the caller's thread, as it always did."""
+    import threading
+
+    if not listening and len(parts) == 1:
+        return [_call(plan, samplers[0], bqm, parts[0], abort)]
+    results: list[Any] = [None] * len(parts)
+    errors: list[BaseException] = []
+
+    def work(k: int, sampler: Any, c: dict[str, Any]) -> None:
+        try:
+            results[k] = _call(plan, sampler, bqm, c, abort)
+        except BaseException as exc:  # handed to the caller's thread below
+            errors.append(exc)
+
+    workers = [threading.Thread(target=work, args=(k, s, c), daemon=True, name=f"{plan.name}-{k}")
+               for k, (s, c) in enumerate(zip(samplers, parts))]
+    for t in workers:
+        t.start()
+    for t in workers:
+        while t.is_alive():
+            t.join(CALL_POLL_S)
+            if interrupted:
+                abort.append(True)
+                return None
+    if errors:
+        raise errors[0]
+    return results
 
 
 THREAD_SEED_STRIDE = 104_729  # thread j of a call samples with the call's seed + j x this
@@ -617,8 +676,7 @@ def _call(plan: _Plan, sampler: Any, bqm: Any, c: dict[str, Any],
     except (TypeError, ValueError) as exc:
         if abort is not None:
             abort.append(True)
-        raise BackendError(f"backend '{plan.name}': the sampler rejected its arguments: {exc}") \
-            from None
+        raise BackendError(_rejected(plan.name, c, exc)) from None
     except BaseException:
         if abort is not None:
             abort.append(True)
@@ -627,11 +685,14 @@ def _call(plan: _Plan, sampler: Any, bqm: Any, c: dict[str, Any],
 
 def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: QuadraticPenalty,
                   clock: Deadline, keep_zero: bool, interrupted: list[bool],
-                  read_s: float = 0.0, pool: Any = None, threads: int = 1,
-                  abort: list[bool] | None = None, stop_at_zero: bool = False) -> _Samples:
-    """The sampler calls of :func:`_sample` and what is kept of them. With a thread ``pool``,
-    each call's reads are shared among ``threads`` concurrent sampler calls (samplers whose
-    ``sample`` releases the GIL: dwave-samplers' C++ loops), one sampler object per thread."""
+                  read_s: float = 0.0, pool: bool = False, threads: int = 1,
+                  abort: list[bool] | None = None, stop_at_zero: bool = False,
+                  listening: bool = True) -> _Samples:
+    """The sampler calls of :func:`_sample` and what is kept of them. With ``pool``, each
+    call's reads are shared among ``threads`` concurrent sampler calls (samplers whose
+    ``sample`` releases the GIL: dwave-samplers' C++ loops), one sampler object per thread.
+    Every call runs off the caller's thread (:func:`_call_all`) so that Ctrl-C is heard."""
+    abort = abort if abort is not None else []
     n = pen.num_variables
     energies, counts, zero_rows = [], [], []
     best, best_e = None, math.inf
@@ -643,11 +704,11 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
     # own length, what a call that cannot stop mid-read needs on each thread
     per_read = read_s / max(1, threads) + POST_SECONDS_PER_READ_TERM * terms
     one_read = read_s + POST_SECONDS_PER_READ_TERM * terms
-    setup = CALL_SECONDS_PER_TERM * terms * (threads if pool is not None else 1)  # per thread
-    samplers = [sampler] + [plan.make() for _ in range(threads - 1)] if pool is not None else []
+    setup = CALL_SECONDS_PER_TERM * terms * (threads if pool else 1)  # per thread
+    samplers = [sampler] + [plan.make() for _ in range(threads - 1)] if pool else [sampler]
     done = 0
     t_first = time.perf_counter()
-    for c in _calls(plan, kw, n, clock, read_s, terms, threads if pool is not None else 1,
+    for c in _calls(plan, kw, n, clock, read_s, terms, threads if pool else 1,
                     split=stop_at_zero):
         if counts and clock.expired():
             cut = True
@@ -660,21 +721,18 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
             # the reads of this call that fit the time left, at the pace measured so far: as
             # many rounds of one read per thread as fit (a thread's reads run one after another)
             rounds = max(1, int((left - setup) / max(one_read, 1e-9)))
-            fit = rounds * (threads if pool is not None else 1)
+            fit = rounds * (threads if pool else 1)
             if fit < c["num_reads"]:
                 c = {**c, "num_reads": fit}
                 cut = True
         t, c0 = time.perf_counter(), time.process_time()
-        if pool is None:
-            sets = [_call(plan, sampler, bqm, c)]
-        else:
-            parts = _split(c, threads)
-            sets = list(pool.map(lambda a: _call(plan, a[0], bqm, a[1], abort),
-                                 zip(samplers, parts)))
+        calls = _call_all(plan, samplers, bqm, _split(c, threads) if pool else [c], abort,
+                          interrupted, listening)
         spent += time.perf_counter() - t
         cpu += time.process_time() - c0
-        if interrupted:
-            break  # raised on by _sigint_as_flag once the sampler is out of the way
+        if calls is None or interrupted:
+            break  # raised on by _sigint_as_flag
+        sets = calls
         for ss in sets:
             best, best_e = _keep(ss, pen, n, energies, counts, zero_rows, keep_zero, sinfo,
                                  best, best_e)
@@ -683,7 +741,7 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
         if stop_at_zero and best_e == 0:
             break  # a verified ground state: the budget has done its work
         per_read = (time.perf_counter() - t_first) / max(1, done)
-        one_read = per_read * (min(threads, c.get("num_reads") or 1) if pool is not None else 1)
+        one_read = per_read * (min(threads, c.get("num_reads") or 1) if pool else 1)
     if clock.expired() and "interrupt_function" in kw:
         cut = cut or int(sum(int(x.sum()) for x in counts)) < (kw.get("num_reads") or 0)
     return _Samples(np.concatenate(energies) if energies else np.zeros(0),
@@ -773,6 +831,9 @@ _AT_LEAST_ONE = {"reads": 1, "sweeps": 1}
 # against 16 with x; for tabu on a unique 20x20, p = 0.6 without x and 0 with it. OpenJij's SA
 # samples the same QUBO.
 NO_X_SAMPLERS = False
+# A sampler that enumerates all 2^n states takes 2^(n_x) times longer with the x variables
+# (heart5: 44 variables with x, 19 without, and a limit of 20), so it gets the model without x.
+ENUMERATORS_X = False
 _OJ_HINT = 'pip install "nonogram-formulations[openjij]" (or: pip install openjij)'
 _SA_OPTIONS_NO_SCHEDULE = {k: v for k, v in _SA_OPTIONS.items() if k != "beta_schedule"}
 
@@ -819,7 +880,8 @@ BACKENDS = [
             _solver(_PLANS["exact"]), translation=qubo_size,
             requires=("dimod",), install_hint=_HINT,
             options=dict(_WEIGHTS), supports_unique=True, reproducible=True,
-            refuse=size_limit("exact", EXACT_MAX_VARIABLES, "it enumerates all 2^n states")),
+            refuse=size_limit("exact", EXACT_MAX_VARIABLES, "it enumerates all 2^n states"),
+            use_x=ENUMERATORS_X),
 ]
 
 
@@ -855,7 +917,7 @@ def resolve(name: str) -> Backend:
                        f"{EXACT_MAX_VARIABLES} variables", _solver(plan), translation=qubo_size,
                        requires=(module,),
                        options=dict(_WEIGHTS), supports_unique=True, reproducible=True,
-                       check_params=_param_checker(plan),
+                       check_params=_param_checker(plan), use_x=ENUMERATORS_X,
                        refuse=size_limit(name, EXACT_MAX_VARIABLES, "it enumerates all 2^n states"))
     accepts_interrupt = "interrupt_function" in (_sampler_parameters(sampler) or set())
     plan = _Plan(name, make, GENERIC_READS, "interrupt" if accepts_interrupt else "chunks")

@@ -20,8 +20,9 @@ class Backend:
     option to its type (an option ``params`` takes the solver's native parameters).
     ``use_x`` is the model variant the backend gets when the caller does not choose one: with
     the cell variables x, or without them (``R = C``), whichever the backend was measured to
-    solve faster. ``refuse(nm)`` returns a :class:`ModelRefused` saying why the backend cannot
-    take a model (too large for it), or None; it is asked before any solving.
+    solve faster (every entry point asks :meth:`model_x`, the one rule). ``refuse(nm)``
+    returns a :class:`ModelRefused` saying why the backend cannot take a model (too large for
+    it), or None; it is asked before any solving.
     ``presolves``: a backend on the puzzle that line-solves it first itself, so that
     ``presolve=True`` asks for nothing more (for any other puzzle backend it is refused).
     ``reproducible``: the same seed gives the same answer (checked by the conformance kit).
@@ -56,6 +57,12 @@ class Backend:
             except Exception:
                 return False
         return True
+
+    def model_x(self, use_x: bool | None = None) -> bool:
+        """The one rule for the model variant this backend gets, used by every entry point
+        (``solve_puzzle``, the command line, ``compare``, ``--export-bqm``): the caller's choice
+        when given, else :attr:`use_x`, the variant the backend was measured to solve faster."""
+        return self.use_x if use_x is None else bool(use_x)
 
     def check_available(self) -> None:
         if not self.available():

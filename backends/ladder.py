@@ -14,17 +14,24 @@ from formulations.results import BackendError, RawAnswer, Status
 from .base import Backend
 
 PREFIX = "ladder"
+DEFAULT_BUDGET_S = 5.0
+"""Without a time limit a rung gets the seed's own test budget (5000 ms) and reports unknown
+past it, the seed's "N/A": cell backtracking on the 15x15 cat would run for many minutes."""
 
 
 def _solver(rung: str):
     def solve(puzzle: Puzzle, *, time_limit: float | None = None, seed: int | None = None,
               unique: bool = False) -> RawAnswer:
-        res = ladder.solve(puzzle, rung, time_limit)
-        info: dict[str, Any] = {"nodes": res.nodes}
+        budget = DEFAULT_BUDGET_S if time_limit is None else time_limit
+        res = ladder.solve(puzzle, rung, budget)
+        info: dict[str, Any] = {"nodes": res.nodes, "budget_s": budget}
         if res.status is Status.SOLVED:
             return RawAnswer(Status.SOLVED, grids=(res.grid,), solve_s=res.elapsed_s,
                              message=f"{res.nodes} nodes", info=info)
-        message = f"{res.nodes} nodes" + (", budget spent" if res.status is Status.UNKNOWN else "")
+        message = f"{res.nodes} nodes"
+        if res.status is Status.UNKNOWN:
+            message += (f", budget spent: the seed's default of {DEFAULT_BUDGET_S:g} s, a time "
+                        "limit gives another" if time_limit is None else ", budget spent")
         return RawAnswer(res.status, solve_s=res.elapsed_s, message=message, info=info)
     return solve
 
@@ -35,7 +42,8 @@ def resolve(name: str) -> Backend:
     if rung not in ladder.RUNGS:
         raise BackendError(f"unknown ladder rung '{name}', choose from "
                            + ", ".join(f"{PREFIX}:{r}" for r in ladder.RUNGS))
-    return Backend(name, f"seed 000's {ladder.RUNG_TITLES[rung]} (black and white only)",
+    return Backend(name, f"seed 000's {ladder.RUNG_TITLES[rung]} (black and white only; "
+                   f"{DEFAULT_BUDGET_S:g} s unless given a time limit)",
                    _solver(rung), uses_model=False, reproducible=True)
 
 

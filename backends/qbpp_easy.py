@@ -321,6 +321,7 @@ BACKENDS = [
         options={"weights": dict},
         refuse=size_limit("qbpp-exhaustive", EXHAUSTIVE_MAX_VARIABLES,
                           "it enumerates 2^n assignments"),
+        use_x=False,  # 2^n assignments: the model with fewer variables is always faster
     ),
 ]
 

@@ -10,6 +10,7 @@ command resumes), prints a summary per variant and optionally writes plots.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from typing import Any, Mapping, Sequence
@@ -52,7 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="one variant per value (grid over several --sweep); x=true,false, "
                         "presolve=false,true and encoding=order,onehot sweep the model; "
                         "repeatable")
-    p.add_argument("--no-x", action="store_true", help="build without cell variables")
+    p.add_argument("--no-x", action="store_true",
+                   help="build without cell variables for every backend (default: each "
+                        "backend's own variant, as solve gives it; --sweep x=true,false for both)")
     p.add_argument("--presolve", action="store_true", help="presolve by line solving first")
     p.add_argument("--encoding", choices=ENCODINGS,
                    help="the model's encoding (default order; --sweep encoding=order,onehot "
@@ -78,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise BackendError('--plots needs matplotlib: pip install "nonogram-formulations[notebooks]"') from None
         if args.summary:
             rows = read_results(args.summary)
-            print(format_table(summarize(rows)))
+            _say(format_table(summarize(rows)))
             if args.plots:
                 _write_plots(rows, args.plots)
             return EXIT_OK
@@ -113,10 +116,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"; rows so far are in {args.out}, run the same command to resume" if args.out else ""
         print(f"interrupted{where}", file=sys.stderr)
         return EXIT_INTERRUPTED
-    print(format_table(summarize(table)))
+    _say(format_table(summarize(table)))
     if args.plots:
         _write_plots(table, args.plots)
     return EXIT_OK
+
+
+def _say(text: str) -> None:
+    """Print to stdout; a reader that has gone (``| head``) ends the output quietly."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        # send what is left into nothing so that exiting does not fail on the closed pipe
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _terminate(signum, frame) -> None:

@@ -96,6 +96,9 @@ class Puzzle:
     # colour index -> (name, "#rrggbb"); index 0 is the background.
     palette: tuple[tuple[int, str, str], ...] = field(
         default=((0, "white", "#ffffff"), (1, "black", "#000000")))
+    # colour index -> the letter the file gave it (COLOUR b navy: b), kept for showing and
+    # writing the puzzle; not part of what the puzzle is (equality, hashing)
+    letters: tuple[tuple[int, str], ...] = field(default=(), compare=False)
 
     @property
     def height(self) -> int:

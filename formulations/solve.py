@@ -34,6 +34,15 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # usage errors: one line (or one JSON object), exit 2
         raise UsageError(message)
 
+    def parse_known_args(self, args=None, namespace=None):
+        ns, rest = super().parse_known_args(args, namespace)
+        trailing = ns.__dict__.pop("param_file", None)  # the word --param took (_Params)
+        if trailing is not None:
+            if getattr(ns, "file", None) is not None:
+                self.error(f"argument --param: expected KEY=VALUE, got {trailing!r}")
+            ns.file = trailing
+        return ns, rest
+
 
 def _positive(text: str) -> float:
     try:
@@ -54,6 +63,23 @@ def _argtype(parse, *args):
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
     return convert
+
+
+class _Params(argparse.Action):
+    """``--param KEY=VALUE [KEY=VALUE ...]``: several pairs after one flag; a last word without
+    ``=`` is the puzzle FILE when none was given before (``--param gamma=2 FILE``)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        pairs = list(getattr(namespace, self.dest) or [])
+        for k, text in enumerate(values):
+            if "=" not in text and k == len(values) - 1 and k > 0:
+                namespace.param_file = text  # the FILE, unless one is given elsewhere (_Parser)
+                continue
+            try:
+                pairs.append(opt.parse_assignment(text))
+            except ValueError as exc:
+                parser.error(f"argument --param: {exc}")
+        setattr(namespace, self.dest, pairs)
 
 
 CLI_WORDS = RemedyWords(
@@ -98,9 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--weights", type=_argtype(opt.parse_mapping), metavar="F=W,...",
                    help="penalty weight per constraint family: monotone, order, link (order "
                         "encoding), exactly_one, clash (onehot), one_state, transition (automaton)")
-    g.add_argument("--param", type=_argtype(opt.parse_assignment), action="append", default=[],
-                   metavar="KEY=VALUE",
-                   help="backend/sampler-specific parameter (repeatable)")
+    g.add_argument("--param", nargs="+", action=_Params, default=[], metavar="KEY=VALUE",
+                   help="backend/sampler-specific parameters, one or several after one --param "
+                        "(--param gamma=2 trotter=8); repeatable")
     p.add_argument("--export-bqm", metavar="PATH",
                    help="write the penalty QUBO and stop; the extension picks the format: .bqm and "
                         ".json dimod, .qubo qbsolv text, .coo 'i j value' text")
@@ -129,6 +155,9 @@ def _options(args: argparse.Namespace, backend) -> dict[str, Any]:
         ("workers", "workers"), ("reads", "reads"), ("sweeps", "sweeps"),
         ("beta_range", "beta_range"), ("schedule", "beta_schedule"), ("weights", "weights"))
         if getattr(args, flag) is not None]
+    for name, _ in flags:  # a flag names a backend option: never a native solver parameter
+        if name not in backend.options:
+            raise BackendError(_not_an_option(name, backend))
     try:
         options, _ = opt.route(backend, flags + list(args.param), switches=False)
     except ValueError as exc:
@@ -138,6 +167,16 @@ def _options(args: argparse.Namespace, backend) -> dict[str, Any]:
         # a verified ground state or the limit (statistics runs keep their fixed read counts)
         options.setdefault("until_solved", True)
     return options
+
+
+def _not_an_option(name: str, backend) -> str:
+    """A backend-option flag given to a backend that does not take it, e.g. ``--reads`` (a
+    sampler option) for cpsat, with the backends that do take it."""
+    from backends import all_backends
+    flag = {"beta_schedule": "schedule"}.get(name, name).replace("_", "-")
+    takers = [b.name for b in all_backends() if name in b.options]
+    return (f"--{flag} does not apply to backend '{backend.name}'"
+            + (f": it is an option of {', '.join(takers)}" if takers else ""))
 
 
 def list_backends() -> str:
@@ -151,6 +190,18 @@ def list_backends() -> str:
     return "\n".join(lines)
 
 
+def backends_record() -> dict[str, Any]:
+    """``--list-backends --json``: every registered backend (name, installed, the model variant
+    it gets, description, install hint) and the prefixed families' forms."""
+    from backends import all_backends, prefix_forms
+    rows = []
+    for b in all_backends():
+        rows.append({"name": b.name, "installed": b.available(),
+                     "model": ("x" if b.model_x() else "no-x") if b.uses_model else None,
+                     "description": b.description, "install_hint": b.install_hint})
+    return {"backends": rows, "also": prefix_forms()}
+
+
 def render(result: SolveResult, puzzle, *, ansi: bool = False) -> str:
     out = []
     if result.grid is not None:
@@ -161,8 +212,10 @@ def render(result: SolveResult, puzzle, *, ansi: bool = False) -> str:
     model = "" if result.use_x is None else " model=x" if result.use_x else " model=no-x"
     if result.encoding not in (None, "order"):
         model += f",{result.encoding}"
-    line += (f"  backend={result.backend}{model} variables={result.variables} constraints={result.constraints}"
-             f" build={result.build_s:.3f}s solve={result.solve_s:.3f}s")
+    line += f"  backend={result.backend}{model}"
+    if result.variables is not None:  # a backend on the puzzle (lines, ladder) has no model
+        line += f" variables={result.variables} constraints={result.constraints}"
+    line += f" build={result.build_s:.3f}s solve={result.solve_s:.3f}s"
     if result.energy is not None:
         line += f" energy={result.energy:g}"
     if result.sampling is not None:
@@ -229,6 +282,7 @@ class _Out:
 
 def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()  # the time limit covers reading the puzzle too
+    argv_given = argv
     argv = list(sys.argv[1:] if argv is None else argv)
     out = _Out("--json" in argv)
     prog = "python -m formulations.solve"
@@ -237,7 +291,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         return out.fail(EXIT_BAD_INPUT, f"{prog}: {exc}")
     if args.list_backends:
-        out.write(list_backends())
+        out.write(json.dumps(backends_record()) if args.json else list_backends())
         return EXIT_SOLVED
     if not args.file and not args.source:
         return out.fail(EXIT_BAD_INPUT, f"{prog}: a puzzle FILE (or --from) is required")
@@ -284,8 +338,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return out.fail(EXIT_BAD_INPUT, f"{exc.filename or ''}: {exc.strerror or exc}",
                         path=where, puzzle=puzzle, backend=args.backend)
     except KeyboardInterrupt:
-        return out.fail(EXIT_INTERRUPTED, "interrupted", path=where, puzzle=puzzle,
+        code = out.fail(EXIT_INTERRUPTED, "interrupted", path=where, puzzle=puzzle,
                         backend=args.backend, status="interrupted")
+        if argv_given is None:  # the command line itself: leave now (_leave)
+            _leave(code)
+        return code
     except MemoryError:
         return out.fail(EXIT_NOT_SOLVED, f"backend '{args.backend}' ran out of memory (try "
                         "--presolve, --no-x or a lower --max-model-mb)", path=where,
@@ -313,6 +370,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+def _leave(code: int) -> None:
+    """End the process at once with ``code``: after Ctrl-C nothing is left to save, and the
+    interpreter's teardown (a large model's memory, a sampler call still ending in its thread)
+    would take a second or more of the second that Ctrl-C promises."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
 def _export(args: argparse.Namespace, puzzle: Puzzle, out: _Out) -> int:
     """``--export-bqm PATH`` (the model's penalty QUBO in the format PATH's extension names)
     and ``--export-cqm PATH`` (its constraints as a dimod CQM file)."""
@@ -322,7 +391,11 @@ def _export(args: argparse.Namespace, puzzle: Puzzle, out: _Out) -> int:
                                "--presolve")
     from .model import build_model, export_bqm
 
-    nm = build_model(puzzle, use_x=args.use_x is not False, encoding=args.encoding,
+    from backends import get_backend
+
+    # the model --backend (default cpsat) would be given, by the rule every entry point follows
+    use_x = get_backend(args.backend).model_x(args.use_x)
+    nm = build_model(puzzle, use_x=use_x, encoding=args.encoding,
                      max_model_mb=args.max_model_mb)
     written = []
     if args.export_cqm:  # the constraints as constraints, for constrained/hybrid solvers
@@ -330,7 +403,8 @@ def _export(args: argparse.Namespace, puzzle: Puzzle, out: _Out) -> int:
         written.append(str(export_cqm(nm, args.export_cqm)))
     if args.export_bqm:
         written.append(export_bqm(nm, args.export_bqm, weights=args.weights))
-    print(f"wrote {', '.join(written)}", file=sys.stderr)
+    print(f"wrote {', '.join(written)} (model={'x' if nm.use_x else 'no-x'} for backend "
+          f"{args.backend}, {nm.model.num_variables} variables)", file=sys.stderr)
     if out.as_json:
         record = json_record(args.file or args.source, puzzle, SolveResult(
             Status.UNKNOWN, "export", use_x=nm.use_x, encoding=nm.encoding, variables=nm.model.num_variables,

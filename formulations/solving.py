@@ -155,7 +155,7 @@ def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None =
         except OutOfTime as exc:
             return SolveResult(Status.UNKNOWN, b.name, message=str(exc))
         return verify_grids(puzzle, raw, b.name, wall_s=wall, unique_asked=unique)
-    ux = b.use_x if use_x is None else use_x
+    ux = b.model_x(use_x)
     if presolve:
         return _solve_presolved(puzzle, b, ux, clock, seed=seed, unique=unique, opts=opts,
                                 max_model_mb=max_model_mb, encoding=encoding)

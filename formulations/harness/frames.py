@@ -11,38 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from .records import _TYPES, Table, read_results
+from .records import as_frame, read_results
 
-
-def _dtype(annotation: str) -> str | None:
-    if annotation.startswith("bool"):
-        return "boolean"
-    if annotation.startswith("int"):
-        return "Int64"
-    if annotation.startswith("float"):
-        return "float64"
-    if annotation.startswith("str"):
-        return "string"
-    return None
-
-
-def as_frame(rows: Iterable[Mapping[str, Any]]):
-    """``rows`` as a typed DataFrame, or as a Table when pandas is not installed."""
-    rows = list(rows)
-    try:
-        import pandas as pd
-    except ImportError:
-        return Table(rows)
-    frame = pd.DataFrame(rows)
-    for column in frame.columns:
-        typ = _dtype(_TYPES.get(column, ""))
-        if typ is None:  # a summary's or caller's own column: numbers with None become NaN
-            if frame[column].map(lambda v: v is None or isinstance(v, (int, float))).all() \
-                    and frame[column].map(lambda v: isinstance(v, float)).any():
-                frame[column] = frame[column].astype("float64")
-            continue
-        frame[column] = frame[column].astype(typ)
-    return frame
+__all__ = ["as_frame", "load_results"]  # as_frame lives with the rows' types (records)
 
 
 def load_results(source: str | Path | Iterable[Mapping[str, Any]]):

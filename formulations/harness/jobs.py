@@ -133,6 +133,7 @@ class Variant:
     uses_model: bool = True
     encoding: str | None = None
     sampler: bytes | None = None  # a sampler object's pickle (``backend`` is then its name)
+    default_x: bool = True     # the backend's own variant (``Backend.model_x``) when none is chosen
 
 
 def resolve_backends(backends: str | Sequence[BackendSpec],
@@ -191,7 +192,8 @@ def resolve_backends(backends: str | Sequence[BackendSpec],
             out.append(Variant(name, canonical_options(routed), uses_model=False))
             continue
         out.append(Variant(name, canonical_options(routed), model.get("x"), model.get("presolve"),
-                           encoding=model.get("encoding"), sampler=payload))
+                           encoding=model.get("encoding"), sampler=payload,
+                           default_x=b.model_x(None)))
     return out
 
 
@@ -219,13 +221,14 @@ class _SamplerNames:
 
 def plan_jobs(refs: Sequence[PuzzleRef], variants: Sequence[Variant], seeds: Sequence[int],
               *, time_limit: float | None, kill_after: float | None,
-              use_x: bool | Sequence[bool] = True,
+              use_x: bool | None | Sequence[bool | None] = None,
               presolve: bool | Sequence[bool] = False,
               encoding: str | Sequence[str] | None = None) -> list[Job]:
     """puzzle x variant x model choice x seed, in that order, without duplicates. A backend
     that works on the puzzle has no model, so it runs once per seed whatever x, presolve and
-    the encoding (None: ``order``) say."""
-    xs = [use_x] if isinstance(use_x, bool) else list(use_x)
+    the encoding (None: ``order``) say. ``use_x`` None gives each backend the variant
+    ``solve_puzzle`` gives it (``Backend.model_x``), and the job records which."""
+    xs = [use_x] if use_x is None or isinstance(use_x, bool) else list(use_x)
     ps = [presolve] if isinstance(presolve, bool) else list(presolve)
     es = [encoding or DEFAULT_ENCODING] if encoding is None or isinstance(encoding, str) \
         else list(encoding)
@@ -236,6 +239,8 @@ def plan_jobs(refs: Sequence[PuzzleRef], variants: Sequence[Variant], seeds: Seq
         ve: list[str | None] = [None] if not v.uses_model else \
             [v.encoding] if v.encoding is not None else es
         for enc, x, pre, seed in itertools.product(ve, vx, vp, seeds):
+            if v.uses_model and x is None:
+                x = v.default_x
             job = Job(ref, v.backend, v.options, seed, time_limit, kill_after, x, pre, enc,
                       v.sampler)
             if job.key not in seen:

@@ -3,6 +3,7 @@ to a CSV as runs finish and read back with their types; tables and the summary p
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import math
 import statistics
@@ -190,8 +191,7 @@ class Table(list):
         return [r.get(name) for r in self]
 
     def to_dataframe(self):
-        """The rows as a pandas DataFrame with typed columns (:func:`.frames.as_frame`)."""
-        from .frames import as_frame
+        """The rows as a pandas DataFrame with typed columns (:func:`as_frame`)."""
         try:
             import pandas  # noqa: F401
         except ImportError:
@@ -209,20 +209,65 @@ class Table(list):
         return self.format()
 
 
+def _dtype(annotation: str) -> str | None:
+    if annotation.startswith("bool"):
+        return "boolean"
+    if annotation.startswith("int"):
+        return "Int64"
+    if annotation.startswith("float"):
+        return "float64"
+    if annotation.startswith("str"):
+        return "string"
+    return None
+
+
+def as_frame(rows: Iterable[Mapping[str, Any]]):
+    """``rows`` as a typed DataFrame, or as a Table when pandas is not installed."""
+    rows = list(rows)
+    try:
+        import pandas as pd
+    except ImportError:
+        return Table(rows)
+    frame = pd.DataFrame(rows)
+    for column in frame.columns:
+        typ = _dtype(_TYPES.get(column, ""))
+        if typ is None:  # a summary's or caller's own column: numbers with None become NaN
+            if frame[column].map(lambda v: v is None or isinstance(v, (int, float))).all() \
+                    and frame[column].map(lambda v: isinstance(v, float)).any():
+                frame[column] = frame[column].astype("float64")
+            continue
+        frame[column] = frame[column].astype(typ)
+    return frame
+
+
 def variant_label(row: Mapping[str, Any]) -> str:
-    """Backend name plus what distinguishes its variant: options, no x, presolve, an encoding
-    other than the default."""
+    """Backend name plus what distinguishes its variant: options, a model variant other than
+    the backend's own (``x`` or ``no-x``, :meth:`backends.base.Backend.model_x`), presolve, an
+    encoding other than the default."""
     name = row["backend"]
     opts = json.loads(row.get("options") or "{}")
     extra = [f"{k}={json.dumps(v, separators=(',', ':')) if not isinstance(v, (int, float, str)) else v}"
              for k, v in opts.items()]
-    if row.get("use_x") is False:
-        extra.append("no-x")
+    use_x = row.get("use_x")
+    if use_x is not None and use_x != _own_x(name):
+        extra.append("x" if use_x else "no-x")
     if row.get("presolve"):
         extra.append("presolve")
     if row.get("encoding") not in (None, "order"):
         extra.append(row["encoding"])
     return name + (f"[{', '.join(extra)}]" if extra else "")
+
+
+@functools.lru_cache(maxsize=None)
+def _own_x(backend: str) -> bool:
+    """The variant ``backend`` gets when none is chosen (with x for a name not in the registry,
+    e.g. a sampler object's)."""
+    from backends import get_backend
+
+    try:
+        return get_backend(backend).model_x(None)
+    except Exception:
+        return True
 
 
 def summarize(rows: Iterable[Mapping[str, Any]]) -> Table:

@@ -20,7 +20,8 @@ from .records import CsvSink, Table, read_results
 
 
 def expand_options(option_texts: Sequence[str], sweep_texts: Sequence[str],
-                   backend_names: Sequence[str]) -> tuple[list[BackendSpec], list[bool], list[bool]]:
+                   backend_names: Sequence[str],
+                   ) -> tuple[list[BackendSpec], list[bool | None], list[bool]]:
     """``--option [BACKEND.]KEY=VALUE`` and ``--sweep [BACKEND.]KEY=V1,V2,...`` as backend
     variants (one per combination of swept values), plus the x / presolve values swept for
     every backend; ``encoding`` becomes a variant of every backend that builds a model (a model
@@ -30,7 +31,7 @@ def expand_options(option_texts: Sequence[str], sweep_texts: Sequence[str],
     declared types."""
     fixed: dict[str, dict[str, Any]] = defaultdict(dict)
     grid: dict[str, dict[str, list]] = defaultdict(dict)
-    xs, ps = [True], [False]
+    xs, ps = [None], [False]  # None: each backend's own variant (Backend.model_x)
     backends = {b: lookup_backend(b) for b in backend_names}
     for text, is_sweep in [(o, False) for o in option_texts] + [(s, True) for s in sweep_texts]:
         try:
@@ -86,7 +87,8 @@ def compare(puzzles: Iterable[str | Path | Puzzle | PuzzleRef],
             seeds: Sequence[int] | None = None, time_limit: float | None = 10.0,
             kill_after: float | None | str = "auto",
             options: Mapping[str, Mapping[str, Any]] | None = None,
-            use_x: bool | Sequence[bool] = True, presolve: bool | Sequence[bool] = False,
+            use_x: bool | None | Sequence[bool | None] = None,
+            presolve: bool | Sequence[bool] = False,
             encoding: str | Sequence[str] | None = None, out: str | Path | None = None,
             workers: int | None = None, scheduler: Any = None,
             progress: bool = True, retry_errors: bool = False, as_dataframe: bool = False,
@@ -94,8 +96,10 @@ def compare(puzzles: Iterable[str | Path | Puzzle | PuzzleRef],
             on_start: Callable[[Job, int | None], None] | None = None):
     """Run every puzzle x backend variant x seed and return the rows (a :class:`Table`, or a
     pandas DataFrame with ``as_dataframe=True``) in plan order: puzzle, variant, encoding,
-    x/presolve, seed. ``encoding``: the model's encoding or encodings (None: ``order``) for every
-    backend that builds a model, unless its variant names one.
+    x/presolve, seed. ``use_x``: with or without the cell variables x, or both ``[True, False]``;
+    None gives each backend the variant ``solve_puzzle`` gives it (``Backend.model_x``), and each
+    row's ``use_x`` says which. ``encoding``: the model's encoding or encodings (None:
+    ``order``) for every backend that builds a model, unless its variant names one.
 
     With ``out``, rows are appended to that CSV as they finish and rows already there (same
     key) are not run again but are part of the returned table (``retry_errors`` re-runs error

@@ -2,9 +2,10 @@
 
 Readers meet colours as CSS/SVG names (``red``), RGB triplets (``(89, 11, 255)``) and hex codes
 (``88CC44``). The palette stores one normalised form so that rendering and writers need not care
-where a colour came from. The name table holds the common CSS names only; an unknown name gets a
-distinct generated colour (see :func:`distinct_rgb`) and keeps its name, because a puzzle is still
-solvable when its colours are only approximately right.
+where a colour came from. The name table holds the common CSS names only; a name that ends in one
+(``sunny yellow``) gets that colour (:func:`name_rgb`), and any other name a distinct generated
+colour (see :func:`distinct_rgb`) and keeps its name, because a puzzle is still solvable when its
+colours are only approximately right.
 """
 from __future__ import annotations
 
@@ -53,6 +54,18 @@ def css_rgb(name: str) -> str | None:
     return CSS_COLOURS.get(_key(name))
 
 
+def name_rgb(name: str) -> str | None:
+    """``"#rrggbb"`` for a colour name: a CSS name (:func:`css_rgb`), else the longest run of
+    its last words that is one (``sunny yellow`` is yellow, ``very dark green`` dark green),
+    so that a described colour is drawn as what it says; None otherwise."""
+    words = name.split()
+    for k in range(len(words)):
+        rgb = css_rgb(" ".join(words[k:]))
+        if rgb is not None:
+            return rgb
+    return None
+
+
 def distinct_rgb(used: Iterable[str]) -> str:
     """A colour not in ``used``: the fixed list first, then hues around the circle."""
     taken = {u.lower() for u in used}
@@ -81,7 +94,7 @@ def parse_colour(desc: str) -> str | None:
         if any(v > 255 for v in parts):
             raise ValueError(f"RGB triplet {desc.strip()!r} has a value above 255")
         return "#" + "".join(f"{v:02x}" for v in parts)
-    named = css_rgb(s)
+    named = name_rgb(s)
     if named is not None:
         return named
     m = re.fullmatch(r"#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})", s)

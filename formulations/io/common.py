@@ -26,6 +26,7 @@ class Parsed:
     columns: list[tuple[Clue, int | None]] = field(default_factory=list)
     name: str = ""
     palette: tuple[tuple[int, str, str], ...] = DEFAULT_PALETTE
+    letters: tuple[tuple[int, str], ...] = ()  # colour index -> the file's letter for it
     goal: Grid | None = None
     goal_line: int | None = None
     line: int | None = None  # where the puzzle starts, for whole-puzzle errors
@@ -58,17 +59,26 @@ def read_bytes(path: str | Path, max_bytes: int | None = MAX_INPUT_BYTES) -> byt
                 else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
         raise PuzzleError(f"is {kind}, not a regular puzzle file", path=where)
     if max_bytes is not None and st.st_size > max_bytes:
-        raise InputTooLarge(f"file is {st.st_size / 2**20:,.1f} MB, over the input cap of "
-                            f"{max_bytes / 2**20:,.0f} MB", path=where)
+        raise InputTooLarge(f"file is {size_text(st.st_size)}, over the input cap of "
+                            f"{size_text(max_bytes)}", path=where)
     try:
         with open(path, "rb") as f:
             data = f.read(max_bytes + 1) if max_bytes is not None else f.read()
     except OSError as e:
         raise PuzzleError(f"cannot read file: {e.strerror or e}", path=where) from None
     if max_bytes is not None and len(data) > max_bytes:  # it grew while being read
-        raise InputTooLarge(f"file is over the input cap of {max_bytes / 2**20:,.0f} MB",
+        raise InputTooLarge(f"file is over the input cap of {size_text(max_bytes)}",
                             path=where)
     return data
+
+
+def size_text(n_bytes: int) -> str:
+    """A file size for a message: bytes below a megabyte (a cap of 0.0001 MB is 104 bytes, not
+    "0 MB"), else megabytes to three figures."""
+    if n_bytes < 2**20:
+        return f"{n_bytes:,} bytes"
+    mb = n_bytes / 2**20
+    return f"{mb:,.0f} MB" if mb >= 100 else f"{mb:.3g} MB"
 
 
 def decode_text(data: bytes, where: str | None) -> str:
@@ -122,7 +132,7 @@ def build(pp: Parsed) -> tuple[Puzzle, Grid | None]:
                 raise PuzzleError(f"{kind} {i + 1}: clue {format_clue(clue)} needs "
                                   f"{min_length(clue)} cells but the {kind} has {n}", line=line)
     puzzle = Puzzle(tuple(c for c, _ in pp.rows), tuple(c for c, _ in pp.columns), pp.name,
-                    pp.palette)
+                    pp.palette, pp.letters)
     puzzle.validate()  # totals per colour; raises without a line, guard adds the path
     if pp.goal is not None and (len(pp.goal) != h or any(len(r) != w for r in pp.goal)):
         raise PuzzleError(f"goal is not {h}x{w}", line=pp.goal_line)

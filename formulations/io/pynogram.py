@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ..puzzle import BLACK, Block, Clue, PuzzleError
-from .colours import css_rgb, distinct_rgb, parse_colour
+from .colours import distinct_rgb, name_rgb, parse_colour
 from .common import Parsed, check_lengths, one_line, split_lines
 
 INI_SECTION = re.compile(r"[ \t]*\[[ \t]*(clues|colors)[ \t]*\][ \t]*(?:[#;].*)?")
@@ -159,7 +159,7 @@ def _ini_puzzle(clues: dict[str, list[tuple[int | None, str]]],
                                                          ("black", "white")))
         index[name] = idx
         desc_name = m.group(1).strip()
-        is_name = rgb is None or css_rgb(desc_name) is not None
+        is_name = rgb is None or name_rgb(desc_name) is not None
         label = desc_name if is_name else name
         if label in (n for n, _ in entries.values()) and idx > 1:
             label = name
@@ -172,6 +172,8 @@ def _ini_puzzle(clues: dict[str, list[tuple[int | None, str]]],
         used.add(rgb)
         entries[idx] = (entries[idx][0], rgb)
     pp.palette = tuple((k, *entries[k]) for k in sorted(entries))
+    pp.letters = tuple((idx, name) for name, idx in index.items()
+                       if idx > 1 and re.fullmatch(r"[a-z]", name))
     for key in ("rows", "columns"):
         if key not in clues:
             raise PuzzleError(f"missing '{key} =' in the clues")

@@ -163,10 +163,21 @@ def _parse_all(text: str, fmt: str | None, where: str | None) -> list[tuple[Puzz
 
 def _single(items: list[tuple[Puzzle, Grid | None]],
             where: str | None) -> tuple[Puzzle, Grid | None]:
-    if len(items) != 1:
-        raise PuzzleError(f"file holds {len(items)} puzzles, expected one "
-                          "(use read_puzzles or iter_janko)", path=where)
+    if not items:
+        raise PuzzleError("file holds no puzzle", path=where)
+    if len(items) > 1:
+        raise PuzzleError(f"file holds {len(items)} puzzles, expected one: "
+                          + _pick_one(items, where), path=where)
     return items[0]
+
+
+def _pick_one(items: list[tuple[Puzzle, Grid | None]], where: str | None) -> str:
+    """How to name one puzzle of a multi-puzzle file (``FILE::N``, or ``FILE::KEY`` for janko
+    JSON), which the command lines, ``compare`` and ``read_puzzle`` all take."""
+    file = where or "FILE"
+    if file.lower().endswith(".json") and items[0][0].name:
+        return f"name one by its key, e.g. {file}::{items[0][0].name}"
+    return f"name one by its number, {file}::0 to {file}::{len(items) - 1}"
 
 
 def _sniff(text: str) -> str | None:

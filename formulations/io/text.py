@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..puzzle import BLACK, Block, Clue, Grid, Puzzle, PuzzleError
-from .colours import css_rgb, distinct_rgb
+from .colours import distinct_rgb, name_rgb
 from .common import (CLUEISH, DEFAULT_PALETTE, INT, Parsed, black_clue, build, check_lengths,
                      plain_clue, split_lines, split_tokens, strip_comment)
 from .pynogram import INI_SECTION, ini_variant
@@ -63,7 +63,9 @@ def parse_text(text: str) -> Parsed:
     letter is black. Colour indices follow the declaration order (first declared = 2). On a
     COLOUR line a token of ``#`` and hex digits only is the colour code (six digits required);
     any other ``#`` starts a comment as on every other line. Without a name the letter is the
-    name; without a code a CSS name gives its colour, any other name a generated one."""
+    name; without a code a CSS name gives its colour, as does a name whose last words are one
+    (``sunny yellow`` is yellow), any other name a generated one. The letters are kept
+    (``Puzzle.letters``): output shows ``COLOUR b navy`` as ``b``."""
     pp = Parsed()
     lines = split_lines(text)
     letters: dict[str, int] = {}  # declared colour letter -> colour index
@@ -111,10 +113,11 @@ def parse_text(text: str) -> Parsed:
     entries = []
     for letter, name, rgb, _ in declared:
         if rgb is None:
-            rgb = css_rgb(name) or distinct_rgb(used)
+            rgb = name_rgb(name) or distinct_rgb(used)
             used.add(rgb)
         entries.append((letters[letter], name, rgb))
     pp.palette = DEFAULT_PALETTE + tuple(entries)
+    pp.letters = tuple((letters[letter], letter) for letter, _, _, _ in declared)
     return pp
 
 

@@ -97,6 +97,8 @@ def _xml_puzzle(pz: ET.Element, lines: dict[int, int]) -> Parsed:
     keep = {c.get("color", default) for c in pz.iter("count")}  # referenced colours
     keep |= {c.get("name") for c in pz.findall("color")}  # and explicitly defined ones
     pp.palette = tuple((index[n], n, defs[n][1]) for n in order if index[n] <= 1 or n in keep)
+    pp.letters = tuple((index[n], defs[n][0]) for n in order if index[n] > 1 and n in keep
+                       and re.fullmatch(r"[a-z]", defs[n][0]))
 
     for kind_name in ("rows", "columns"):
         found = [c for c in pz.findall("clues") if c.get("type") == kind_name]

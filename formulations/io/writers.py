@@ -53,7 +53,7 @@ def write_text(puzzle: Puzzle) -> str:
     letters: dict[int, str] = {}
     if not puzzle.is_black_and_white:
         entries = _colour_entries(puzzle)
-        letters = _pick_letters(entries)
+        letters = _pick_letters(entries, dict(puzzle.letters))
         for idx, (name, rgb) in entries.items():
             out.append(" ".join(x for x in ("COLOUR", letters[idx], name, rgb) if x))
     out.append("ROWS")
@@ -83,11 +83,19 @@ def _colour_entries(puzzle: Puzzle) -> dict[int, tuple[str, str]]:
     return out
 
 
-def _pick_letters(entries: dict[int, tuple[str, str]]) -> dict[int, str]:
-    """A unique letter per colour, from its name where possible (``red`` -> ``r``)."""
+def _pick_letters(entries: dict[int, tuple[str, str]],
+                  own: dict[int, str] | None = None) -> dict[int, str]:
+    """A unique letter per colour: the puzzle's own (``Puzzle.letters``, as read), else from
+    its name where possible (``red`` -> ``r``)."""
     taken: set[str] = set()
     out: dict[int, str] = {}
+    for idx, letter in (own or {}).items():
+        if idx in entries and letter in NON_LETTERS and letter not in taken:
+            out[idx] = letter
+            taken.add(letter)
     for idx, (name, _) in entries.items():
+        if idx in out:
+            continue
         pick = next(ch for ch in name.lower() + NON_LETTERS
                     if ch in NON_LETTERS and ch not in taken)
         out[idx] = pick

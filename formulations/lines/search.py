@@ -80,6 +80,7 @@ PLOD_LENGTH = 40      # branches between two looks at how well probing pays
 SPRINT_RATE = 0.12    # share of probe sequences ending in a branch from which probing stops paying
 SPRINT_LENGTH = 4000  # branches guessed without probing in one sprint
 HYBRID_CANDIDATES = 6  # cells the hybrid rule takes from the probability rule and probes
+CELLS_PER_CLOCK_READ = 4096  # open cells scored between two reads of the clock (~5 ms here)
 
 
 @dataclass(frozen=True)
@@ -546,6 +547,8 @@ class _Search:
         best = None
         best_s = None
         for i in range(h):
+            if self.end is not None and time.perf_counter() > self.end:  # a row at a time
+                raise OutOfTime("choosing a guess (scoring the open cells)")
             u = eng.unknown_mask(state, i)
             if not u:
                 continue
@@ -567,7 +570,10 @@ class _Search:
         cnt = [eng.unknown_mask(state, line).bit_count() for line in range(eng.nlines)]
         best = None
         best_s = None
-        for i, j in self._open_cells(state):
+        for n, (i, j) in enumerate(self._open_cells(state)):
+            if self.end is not None and not n % CELLS_PER_CLOCK_READ \
+                    and time.perf_counter() > self.end:
+                raise OutOfTime("choosing a guess (scoring the open cells)")
             s = min(cnt[i], cnt[h + j])
             if best_s is None or s < best_s:
                 best_s, best = s, (i, j)
@@ -593,7 +599,10 @@ class _Search:
                 raise OutOfTime("choosing a guess (line placement counts)")
             probs.append(self._line_probabilities(state, line))
         scored = []
-        for i, j in self._open_cells(state):
+        for n, (i, j) in enumerate(self._open_cells(state)):
+            # a million open cells take seconds: the clock is read every CELLS_PER_CLOCK_READ
+            if end is not None and not n % CELLS_PER_CLOCK_READ and time.perf_counter() > end:
+                raise OutOfTime("choosing a guess (scoring the open cells)")
             pr, pc = probs[i], probs[h + j]
             # per colour index: the row's and the column's shares, combined as independent
             # evidence, normalised over the colours still possible

@@ -1,7 +1,8 @@
 """Showing a grid as text: one character per colour with a legend, ANSI colour on a terminal.
 
-Black and white keeps the familiar ``#`` and ``.``; other colours get the first free letter of
-their name so a legend is short and readable.
+Black and white keeps the familiar ``#`` and ``.``; other colours keep the letter the file gave
+them (``COLOUR b navy`` is ``b``), or get the first free letter of their name, so a legend is
+short and readable.
 """
 from __future__ import annotations
 
@@ -12,6 +13,10 @@ def colour_chars(puzzle: Puzzle) -> dict[int, str]:
     """Colour index -> one display character: ``.`` background, ``#`` black, letters otherwise."""
     chars = {BACKGROUND: ".", BLACK: "#"}
     used = set(chars.values())
+    for idx, letter in puzzle.letters:  # the file's own letters first
+        if idx not in chars and letter.isalnum() and letter.lower() not in used:
+            chars[idx] = letter.lower()
+            used.add(letter.lower())
     for idx, name, _ in sorted(puzzle.palette):
         if idx in chars:
             continue

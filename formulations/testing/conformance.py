@@ -133,7 +133,7 @@ def raw_answer(backend: Any, puzzle: Puzzle, encoding: str | None = None,
     opts = b.prepare({})
     if not b.uses_model:
         return b.run(puzzle, opts, **kwargs), puzzle
-    for use_x in (b.use_x, False):
+    for use_x in (b.model_x(), False):  # its own variant first (Backend.model_x)
         nm = build_model(puzzle, use_x=use_x, encoding=encoding)
         if b.compatibility(nm) is None:
             return b.run(nm, opts, **kwargs), nm
