@@ -188,7 +188,7 @@ def test_penalty_equals_a_plain_reading_of_the_constraints(encoding):
         assert abs(pen.qubo_energies(x[None, :])[0] - ref) < 1e-7
 
 
-# -- cat15: the counts the README reports -------------------------------------------------------
+# -- cat15: the counts docs/encodings.md reports --------------------------------------------
 
 CAT15 = {  # encoding, use_x -> (variables, constraints, quadratic interactions)
     ("order", True): (461, 738, 965), ("order", False): (236, 495, 751),
