@@ -94,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
                 description="Solve a nonogram with one of the package's backends; every answer is "
                             "checked against the clues.")
     p.add_argument("file", nargs="?", help="puzzle file (.txt, .non, .xml, .nin, .toml, .json; see "
-                   "README for the formats); FILE::KEY picks one puzzle of a multi-puzzle file")
+                   "docs/formats.md for the formats); FILE::KEY picks one puzzle of a multi-puzzle file")
     p.add_argument("--backend", default="cpsat", help="backend name (default cpsat; see --list-backends)")
     p.add_argument("--list-backends", action="store_true", help="list backends and whether they are installed")
     p.add_argument("--time-limit", type=_positive, metavar="S",

@@ -1,4 +1,5 @@
-"""The README's commands and its Python API example stay true."""
+"""The README's commands and its Python API example stay true, the docs pages' recipes run, and
+every link between README.md and docs/*.md reaches a file and a heading that exist."""
 from __future__ import annotations
 
 import re
@@ -10,6 +11,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+PYTHON_DOC = (ROOT / "docs" / "python.md").read_text()
 
 
 def _block_after(heading: str, lang: str) -> str:
@@ -34,9 +37,9 @@ def test_ci_runs_the_readmes_install_and_test_command():
     assert "python -m formulations.solve puzzles/cat15.txt" in _block_after("## Try it", "bash")
 
 
-# -- "From a notebook": every block runs and says what the README says -------------------------
+# -- docs/python.md "From a notebook": every block runs and says what the page says ---------------
 
-SECTION = README.split("## From a notebook", 1)[1].split("\n## ", 1)[0]
+SECTION = PYTHON_DOC.split("## From a notebook", 1)[1].split("\n## ", 1)[0]
 BLOCKS = {
     "Any sampler object": (("dwave.samplers",),
                            ["sampler:SimulatedAnnealingSampler solved 200 True",
@@ -68,3 +71,53 @@ def test_notebook_section_blocks_run(title, tmp_path):
     assert p.returncode == 0, p.stderr
     for text in expected:
         assert text in p.stdout, p.stdout
+
+
+# -- the README stays short and its links hold ------------------------------------------------------
+
+def test_readme_is_a_ten_minute_read_that_links_its_details():
+    lines = README.splitlines()
+    assert 120 <= len(lines) <= 250, len(lines)
+    prose = re.sub(r"```.*?```", "", README, flags=re.S)
+    paragraphs = [item for b in prose.split("\n\n") if b.strip() and not b.lstrip().startswith("|")
+                  for item in re.split(r"\n(?=- )", b.strip())]  # a list item is a paragraph
+    assert max(len(b.strip().splitlines()) for b in paragraphs) <= 8  # no wall of text
+    linked = set(re.findall(r"\]\((docs/[\w.-]+\.md)", README))
+    assert {f"docs/{p.name}" for p in DOCS} <= linked  # every docs page is reachable from it
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def _anchors(text: str) -> set[str]:
+    text = re.sub(r"```.*?```", "", text, flags=re.S)  # a '#' in a code block is no heading
+    return {_slug(m) for m in re.findall(r"^#+ (.+)$", text, re.M)}
+
+
+@pytest.mark.parametrize("page", [ROOT / "README.md", *DOCS], ids=lambda p: p.name)
+def test_links_reach_existing_files_and_headings(page):
+    text = page.read_text()
+    links = re.findall(r"\]\(([^)\s]+)\)", re.sub(r"```.*?```", "", text, flags=re.S))
+    assert links or page.name == "layout.md"
+    for link in links:
+        if re.match(r"[a-z]+://", link):
+            continue
+        path, _, anchor = link.partition("#")
+        target = (page.parent / path).resolve() if path else page
+        assert target.exists(), f"{page.name}: {link} names no file"
+        if anchor:
+            assert anchor in _anchors(target.read_text()), f"{page.name}: {link} names no heading"
+
+
+def test_the_console_script_is_the_command_line():
+    import shutil
+
+    assert 'nonogram-solve = "formulations.solve:main"' in (ROOT / "pyproject.toml").read_text()
+    assert "nonogram-solve" in README
+    script = shutil.which("nonogram-solve", path=str(Path(sys.executable).parent))
+    if script is None:
+        pytest.skip("the package is not installed with its scripts here")
+    p = subprocess.run([script, "--list-backends"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.startswith("cpsat"), p.stderr

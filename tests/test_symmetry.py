@@ -6,6 +6,7 @@ import random
 from pathlib import Path
 
 import pytest
+from conftest import CORPUS_DIR
 
 from formulations.io import read_puzzle
 from formulations.model import build_model
@@ -20,8 +21,8 @@ import backends
 INSTALLED = backends.available_backends()
 ROOT = Path(__file__).resolve().parents[1]
 PUZZLES = sorted((ROOT / "puzzles").glob("*.txt"))
-KNOTTY = ROOT.parent / "shared" / "corpus" / "wolter-survey-xml" / "knotty.xml"
-HARD_MIRROR = ROOT.parent / "shared" / "corpus" / "webpbn-survey-non" / "webpbn-12548.non"
+KNOTTY = CORPUS_DIR / "wolter-survey-xml" / "knotty.xml"
+HARD_MIRROR = CORPUS_DIR / "webpbn-survey-non" / "webpbn-12548.non"
 needs_cpsat = pytest.mark.skipif("cpsat" not in INSTALLED, reason="ortools is not installed")
 
 

@@ -33,7 +33,7 @@ then                    a second block (a square count, an offset and exactly th
 
 What is checked against real data (saved pages when the shared corpus has them, written for
 8543 and 61475; three quoted records of nonograms.ru 1039) and what only against synthetic
-arrays is listed in the README ("nonograms.org puzzles"). Every malformed or
+arrays is listed in docs/python.md ("nonograms.org puzzles"). Every malformed or
 oversized input is one :class:`~formulations.puzzle.PuzzleError` line (the reader adds the file
 name).
 """
