@@ -13,7 +13,9 @@ What a read is:
 * ``pimc`` / ``rotor``: one anneal of ``num_sweeps`` sweeps. The problem's inverse temperature
   rises along sa's geometric ``beta_range`` while a transverse field ``gamma`` (in units of the
   smallest weight, like beta) falls linearly to 0: at step s of S the sampler gets
-  ``Hp = beta(s)`` and ``Hd = beta(s) * gamma * (1 - s/(S-1))``. ``gamma=0`` is classical
+  ``Hp = beta(s)`` and ``Hd = beta(s) * gamma * (1 - s/(S-1))``; with ``fixed_beta=true``
+  beta stays at the range's cold end (simulated quantum annealing at a fixed temperature, as
+  Ronnow et al. and Isakov et al. ran it: only the field anneals). ``gamma=0`` is classical
   annealing in the simulator (dwave's own default leaves the driver field at 0, i.e. no quantum
   fluctuations at all, which is why a schedule is built here).
 * ``pt``: one parallel tempering run of ``num_sweeps`` sweeps per replica: ``num_replicas``
@@ -79,14 +81,21 @@ class FieldAnnealingSampler:
         self._inner = (PathIntegralAnnealingSampler() if kind == "pimc"
                        else RotorModelAnnealingSampler())
         self.parameters = {"num_reads": [], "num_sweeps": [], "beta_range": [],
-                           "beta_schedule_type": [], "gamma": [], "seed": [],
+                           "beta_schedule_type": [], "gamma": [], "fixed_beta": [], "seed": [],
                            "interrupt_function": []}
+        # the simulator's own knobs that make sense with this schedule, passed through
+        self._own = ({"qubits_per_update"} if kind == "pimc"
+                     else {"randomize_order", "proposal_acceptance_criteria"})
+        self.parameters.update({k: [] for k in self._own})
         self.properties: dict[str, Any] = {}
 
     def sample(self, bqm: Any, *, num_reads: int = 1, num_sweeps: int = 100,
                beta_range: tuple[float, float] = (1.0, 10.0), beta_schedule_type: str = "geometric",
-               gamma: float | None = None, seed: int | None = None,
-               interrupt_function: Callable[[], bool] | None = None) -> Any:
+               gamma: float | None = None, fixed_beta: bool = False, seed: int | None = None,
+               interrupt_function: Callable[[], bool] | None = None, **own: Any) -> Any:
+        unknown = set(own) - self._own
+        if unknown:
+            raise ValueError(f"unknown parameter {sorted(unknown)[0]!r}")
         gamma = (PIMC_GAMMA if self.kind == "pimc" else ROTOR_GAMMA) if gamma is None else gamma
         if gamma < 0:
             raise ValueError(f"gamma must be 0 or more, got {gamma}")
@@ -99,10 +108,12 @@ class FieldAnnealingSampler:
         else:
             raise ValueError(f"beta_schedule_type must be linear or geometric, got "
                              f"{beta_schedule_type!r}")
+        if fixed_beta:  # quantum annealing at the cold end's temperature throughout
+            hp = np.full(steps, hi)
         hd = hp * float(gamma) * np.linspace(1.0, 0.0, steps)
         ss = self._inner.sample(bqm, num_reads=num_reads, beta_schedule_type="custom",
                                 Hp_field=hp, Hd_field=hd, seed=seed,
-                                interrupt_function=interrupt_function)
+                                interrupt_function=interrupt_function, **own)
         ss.info["beta_range"] = [lo, hi]
         ss.info["beta_schedule_type"] = beta_schedule_type
         return ss
@@ -264,7 +275,7 @@ _PLANS = {
                 default_sweeps=PA_SWEEPS, read_cost=2.0 * PA_POPULATION),
 }
 
-_HINT = 'pip install "nonogram-formulations[anneal]" (or: pip install dimod dwave-samplers)'
+_HINT = 'pip install "nonogram-formulations[qa]" (or: pip install dimod "dwave-samplers>=1.5")'
 _HYBRID_HINT = 'pip install "nonogram-formulations[hybrid]" (or: pip install dwave-hybrid)'
 _QA_OPTIONS = {"reads": int, "sweeps": int, "beta_range": tuple, "beta_schedule": str,
                "weights": dict, "params": dict, "until_solved": bool, "workers": int}
@@ -284,11 +295,11 @@ BACKENDS = [
     _backend("pimc", f"dwave-samplers path-integral Monte Carlo (simulated quantum annealing) "
                      f"on the penalty QUBO: sa's schedule with a transverse field falling from "
                      f"--param gamma={PIMC_GAMMA:g} to 0", _QA_OPTIONS,
-             ("dimod", "dwave.samplers"), _HINT),
+             ("dimod", "dwave.samplers.sqa"), _HINT),
     _backend("rotor", f"dwave-samplers rotor-model (spin-vector) annealing on the penalty QUBO: "
                       f"sa's schedule with a transverse field falling from --param "
                       f"gamma={ROTOR_GAMMA:g} to 0", _QA_OPTIONS,
-             ("dimod", "dwave.samplers"), _HINT),
+             ("dimod", "dwave.samplers.sqa"), _HINT),
     _backend("pt", f"dwave-hybrid parallel tempering on the penalty QUBO ({PT_REPLICAS} replicas "
                    f"over sa's beta range, a swap sweep every {PT_SWEEPS_PER_SWAP} sweeps; a read "
                    f"is a run of {PT_SWEEPS} sweeps per replica, {PT_READS} reads)", _PT_OPTIONS,

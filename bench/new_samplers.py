@@ -80,7 +80,7 @@ def parse_setting(text: str) -> dict:
     for part in filter(None, text.split("+")):
         k, _, v = part.partition("=")
         if k in OPTION_KEYS:
-            opts[k] = tuple(float(b) for b in v.split(",")) if k == "beta_range" else (
+            opts[k] = tuple(float(b) for b in v.replace(":", ",").split(",")) if k == "beta_range" else (
                 v if k == "beta_schedule" else int(v))
         else:
             params[k] = v
@@ -141,7 +141,8 @@ def grid_settings(grid: list[str]) -> list[str]:
 
 def tune(args) -> list[dict]:
     rows = []
-    settings = grid_settings(args.grid or [])
+    settings = (args.settings or []) + (grid_settings(args.grid) if args.grid else [])
+    settings = settings or [""]
     for name, size, puzzle in puzzles(args.sizes, args.skip):
         for backend in args.backends.split(","):
             for setting in settings:  # interleaved: every setting on a puzzle before the next
@@ -219,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", default="cat15,20x20:3", help="cat15 and SIZE:N items")
     ap.add_argument("--skip", type=int, default=0, help="skip the first N janko puzzles per size")
     ap.add_argument("--grid", nargs="*", help="tune: KEY=V1,V2 axes (options or --param keys)")
+    ap.add_argument("--settings", nargs="*", help="tune: explicit settings, e.g. "
+                    "sweeps=400+gamma=1 beta_range=1:30 (beta_range's ends joined by ':')")
     ap.add_argument("--budget", type=float, default=3.0, help="CPU seconds per point (about)")
     ap.add_argument("--probe", type=int, default=4)
     ap.add_argument("--min-reads", type=int, default=20)
