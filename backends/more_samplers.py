@@ -47,15 +47,16 @@ from .base import Backend
 from formulations.model.penalty import qubo_size
 
 # -- defaults (measured; see the module docstring and docs/samplers.md) -----------------------
-PIMC_GAMMA = 1.0           # initial transverse field, units of the smallest weight
-ROTOR_GAMMA = 1.0
+PIMC_GAMMA = 0.25          # initial transverse field, units of the smallest weight
+ROTOR_GAMMA = 0.0
+ROTOR_BETA = (1.0, 300.0)  # rotor's beta range (units of 1/min weight): colder than sa's 1..10
 QA_READS = 100             # like sa; fewer for long anneals (auto_reads)
-PT_REPLICAS = 8
-PT_SWEEPS_PER_SWAP = 10
+PT_REPLICAS = 4
+PT_SWEEPS_PER_SWAP = 100
 PT_READS = 10
-PT_SWEEPS = 1000           # per replica
-PA_POPULATION = 20
-PA_SWEEPS_PER_STEP = 5
+PT_SWEEPS = 4000           # per replica (a run ends at its first ground state)
+PA_POPULATION = 10
+PA_SWEEPS_PER_STEP = 10
 PA_READS = 10
 PA_SWEEPS = 500            # per member
 SEED_LIMIT = 2 ** 31
@@ -268,7 +269,7 @@ _PLANS = {
     "pimc": _Plan("pimc", _make("pimc"), QA_READS, "interrupt", scaled_beta=True,
                   default_sweeps=AUTO, read_cost=6.0, threads=True),
     "rotor": _Plan("rotor", _make("rotor"), QA_READS, "interrupt", scaled_beta=True,
-                   default_sweeps=AUTO, read_cost=4.0, threads=True),
+                   default_sweeps=AUTO, read_cost=4.0, threads=True, beta=ROTOR_BETA),
     "pt": _Plan("pt", _make("pt"), PT_READS, "interrupt", scaled_beta=True,
                 default_sweeps=PT_SWEEPS, read_cost=2.0 * PT_REPLICAS),
     "pa": _Plan("pa", _make("pa"), PA_READS, "interrupt", scaled_beta=True,
