@@ -186,7 +186,7 @@ class ParallelTemperingSampler:
                 | SwapReplicasDownsweep(seed=int(rng.integers(SEED_LIMIT))),
                 max_iter=rounds, key=lambda ss: min(s.samples.first.energy for s in ss),
                 terminate=terminate)
-            out = loop.run(states).result()
+            out = loop.run(states, executor=hybrid.immediate_executor).result()  # in this thread
             best = min(out, key=lambda s: s.samples.first.energy).samples.first
             rows.append([best.sample[v] for v in labels])
             energies.append(best.energy)
@@ -243,7 +243,7 @@ class PopulationAnnealingSampler:
                                              num_reads=int(population))
                 | EnergyWeightedResampler(seed=int(rng.integers(SEED_LIMIT))),
                 max_iter=steps, terminate=terminate)
-            out = loop.run(state).result()
+            out = loop.run(state, executor=hybrid.immediate_executor).result()  # in this thread
             best = out.samples.first
             rows.append([best.sample[v] for v in labels])
             energies.append(best.energy)
