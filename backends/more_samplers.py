@@ -32,8 +32,21 @@ What a read is:
 So a PT read costs ``num_replicas`` x ``num_sweeps`` sweeps and a PA read ``population`` x
 ``num_sweeps``; TTS99 counts reads as they are (a read's wall or CPU time, overheads included).
 
-Defaults, measured (``bench/new_samplers.py tune``; docs/samplers.md has the tables):
-see the constants below.
+Defaults, measured (``bench/new_samplers.py tune``, TTS99 in CPU time on cat15 and janko
+11_20x20 / 12_20x20; docs/samplers.md has the tables):
+
+* ``pimc``: gamma 0.25, sa's beta range and automatic length. gamma 0 and 0.25 tied on cat15
+  (44-54 ms); on 11_20x20 at 1600 sweeps 0.25 gave 1.3 s (p 0.70) against 2.7 s (p 0.40) at
+  0; gamma 1 and 4 were 2-10x worse everywhere (and a read costs more: the path integral grows
+  with beta x gamma). Fixed-temperature SQA (``fixed_beta``) was worse (cat15 240 ms at best).
+* ``rotor``: beta 1..300, no field. At sa's 1..10 p stayed at 0.003-0.03 on cat15; a colder end
+  lifted it (TTS99 66 ms at 30, 17 ms at 100, 14 ms at 300, 400 sweeps); the field did not help.
+  On the 20x20s p was 0 at every setting but one (p 0.026): the weakest of the four.
+* ``pt``: 4 replicas, a swap sweep every 100 sweeps, 4000 sweeps per replica: cat15 11 ms
+  (8 replicas 27-43 ms), 11_20x20 197 ms (1000 sweeps 446 ms; swaps every 10 sweeps 3.9 s,
+  hybrid's Python per round dominating).
+* ``pa``: population 10, 10 sweeps per temperature, 500 sweeps: cat15 47 ms, 11_20x20 133 ms
+  (population 50: 78 ms on cat15; 2 sweeps per temperature 163-556 ms).
 """
 from __future__ import annotations
 
@@ -298,8 +311,9 @@ BACKENDS = [
                      f"--param gamma={PIMC_GAMMA:g} to 0", _QA_OPTIONS,
              ("dimod", "dwave.samplers.sqa"), _HINT),
     _backend("rotor", f"dwave-samplers rotor-model (spin-vector) annealing on the penalty QUBO: "
-                      f"sa's schedule with a transverse field falling from --param "
-                      f"gamma={ROTOR_GAMMA:g} to 0", _QA_OPTIONS,
+                      f"sa's length, beta {ROTOR_BETA[0]:g}..{ROTOR_BETA[1]:g}, a transverse "
+                      f"field from --param gamma= (default {ROTOR_GAMMA:g}) falling to 0",
+             _QA_OPTIONS,
              ("dimod", "dwave.samplers.sqa"), _HINT),
     _backend("pt", f"dwave-hybrid parallel tempering on the penalty QUBO ({PT_REPLICAS} replicas "
                    f"over sa's beta range, a swap sweep every {PT_SWEEPS_PER_SWAP} sweeps; a read "
