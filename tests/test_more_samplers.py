@@ -159,7 +159,10 @@ def test_ctrl_c_ends_a_long_run_as_interrupted(backend):
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=_default_sigint)
     try:
-        time.sleep(4.0)
+        # dwave-hybrid's import (dwave-system, dwave-cloud-client) took 3-5 s on a loaded
+        # machine, and a Ctrl-C during an import is that import's business: interrupt pt and pa
+        # once they sample
+        time.sleep(10.0 if backend in ("pt", "pa") else 4.0)
         assert proc.poll() is None, "the run ended before it could be interrupted"
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
@@ -168,8 +171,5 @@ def test_ctrl_c_ends_a_long_run_as_interrupted(backend):
             proc.kill()
             proc.communicate()
     record = json.loads(out)
-    assert record["status"] == "interrupted" and record["exit_code"] == 130, err
-    # pt and pa (dwave-hybrid's threads) now and then end by the signal itself once the
-    # interrupted record is out (-2 here; a shell reports both as 130): not understood yet
-    assert proc.returncode in (130, -signal.SIGINT), err
+    assert proc.returncode == 130 and record["status"] == "interrupted", err
     assert "Traceback" not in err
