@@ -21,6 +21,10 @@ _REGISTRY: dict[str, str] = {
     "exact": "backends.anneal",
     "openjij-sa": "backends.anneal",
     "openjij-sqa": "backends.anneal",
+    "pimc": "backends.more_samplers",
+    "rotor": "backends.more_samplers",
+    "pt": "backends.more_samplers",
+    "pa": "backends.more_samplers",
     "qbpp": "backends.qbpp_easy",
     "qbpp-exhaustive": "backends.qbpp_easy",
 }

@@ -105,10 +105,12 @@ def auto_reads(default: int, sweeps: int) -> int:
     return max(10, min(default, round(default * 200 / max(sweeps, 1))))
 
 
-def default_beta_range(weights: dict[str, float]) -> tuple[float, float]:
-    """sa's default beta range for these family weights (scales with the smallest weight)."""
+def default_beta_range(weights: dict[str, float],
+                       base: tuple[float, float] = SA_BETA) -> tuple[float, float]:
+    """sa's default beta range (or ``base``) for these family weights (scales with the
+    smallest weight)."""
     w = min(weights.values())
-    return SA_BETA[0] / w, SA_BETA[1] / w
+    return base[0] / w, base[1] / w
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,7 @@ class _Plan:
     beta_split: bool = False   # the sampler takes beta_min / beta_max instead of beta_range
     read_cost: float = 1.0     # one read's cost relative to dwave's SA at the same sweeps
     threads: bool = False      # its sample() releases the GIL: reads can run on several threads
+    beta: tuple[float, float] | None = None  # its own default beta range (units of 1/min weight)
 
 
 def _sampler_parameters(sampler: Any) -> set[str] | None:
@@ -178,7 +181,7 @@ def _sample_kwargs(plan: _Plan, sampler: Any, pen: QuadraticPenalty, *, seed: in
         put("sweeps", "num_sweeps", int(sweeps))
     custom = isinstance(parse_value(beta_schedule), (list, tuple))
     if beta_range is None and plan.scaled_beta and not custom:
-        beta_range = default_beta_range(pen.weights)
+        beta_range = default_beta_range(pen.weights, plan.beta or SA_BETA)
     if beta_range is not None:
         br = tuple(float(b) for b in beta_range)
         if len(br) != 2 or min(br) <= 0:

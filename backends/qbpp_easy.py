@@ -40,6 +40,17 @@ from .base import Backend, size_limit
 
 INSTALL_HINT = 'pip install "nonogram-formulations[qbpp]"  (pins pyqbpp==2026.10.6)'
 DEFAULT_TIME_LIMIT = 10.0       # seconds; pyqbpp's own EasySolver default as well
+# EasySolver's family weights unless the caller gives some (a given family overrides its own):
+# monotone/order/link = 1/1/1, not the samplers' 2/2/1. Measured (bench/qbpp_defaults.py
+# --time-limit 20, model with x, seeds 1 and 2, every conformance puzzle within the
+# 100-variable cap): at 2/2/1 EasySolver stalls at energy 2 on puzzles/two_solutions4.txt
+# for every seed tried; 1/1/1, 2/2/2 and 1/1/2 solved all eight puzzles (arrow5, cross5,
+# flag_colour6, heart5, two_solutions4, the kit's 3x3 and 2x2, the colour staircase of
+# tests/test_conformance.py) at every seed (docs/samplers.md has the table); 1/1/1 is the
+# plainest of the three. For the model without x no weights solved everything (2/2/1 stalls on
+# arrow5, 1/1/1, 2/2/2 and 1/1/2 on tests/test_qbpp.py's random 5x5 of seed 4; EasySolver's
+# outcome did not move with the seed): it keeps the samplers' 2/2/1, as before.
+QBPP_WEIGHTS = {"monotone": 1.0, "order": 1.0, "link": 1.0}
 WORKER_GRACE_S = 15.0           # parent-side allowance for start-up and building on top of the limit
 _STARTUP_S = [1.0]              # a worker's start, import and build, as the last solve measured it
 EXHAUSTIVE_MAX_VARIABLES = 28   # 2**28 assignments take ~25 s here; beyond that use qbpp or cpsat
@@ -201,7 +212,8 @@ def _solve(nm: NonogramModel, solver: str, backend: str, *, time_limit: float | 
            seed: int | None, weights: Mapping[str, Any] | None, thread_count: int) -> RawAnswer:
     model = nm.model
     n = model.num_variables
-    w = resolve_weights(model, weights)
+    own = QBPP_WEIGHTS if getattr(nm, "use_x", True) else {}  # without x: the samplers' 2/2/1
+    w = resolve_weights(model, {**own, **(weights or {})})
     if n == 0:  # every line fixed by its clue: nothing to search
         empty = np.zeros(0, dtype=np.int8)
         if model.is_feasible(empty):

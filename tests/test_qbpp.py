@@ -57,7 +57,7 @@ def test_heart5_solves_with_easysolver():
     assert check_grid(puzzle, res.grid) == []
     assert res.energy == 0
     assert res.info["tts"] >= 0 and res.info["qbpp_max_var_count"] >= 100
-    assert res.info["weights"] == {"monotone": 2.0, "order": 2.0, "link": 1.0}
+    assert res.info["weights"] == {"monotone": 1.0, "order": 1.0, "link": 1.0}  # QBPP_WEIGHTS
 
 
 def test_random_puzzles_solve_with_and_without_x():
@@ -238,3 +238,21 @@ def test_cat15_fits_after_presolve():
         res = verify(pn, get_backend(name).solve(pn, time_limit=10, seed=1), name)
         assert res.status is Status.SOLVED, (name, res.message)
         assert check_grid(puzzle, res.grid) == []
+
+
+def test_two_solutions4_solves_at_the_defaults():
+    # at the samplers' 2/2/1 weights EasySolver stalled at energy 2 on this 4x4 (36 variables
+    # with x) for every seed; qbpp's own defaults (QBPP_WEIGHTS) solve it, from the command line
+    p = _cli(str(ROOT / "puzzles" / "two_solutions4.txt"), "--backend", "qbpp", "--seed", "1",
+             "--time-limit", "60", "--json")
+    record = json.loads(p.stdout)
+    assert p.returncode == 0 and record["status"] == "solved", record["message"]
+    assert record["energy"] == 0 and record["use_x"] is True
+    grid = tuple(tuple(int(c == "#") for c in row) for row in record["grid"])
+    assert check_grid(_read(ROOT / "puzzles" / "two_solutions4.txt"), grid) == []
+
+
+def test_given_weights_override_the_backends_own():
+    res = solve_puzzle(_read(HEART), "qbpp", use_x=True, time_limit=30, seed=1,
+                       weights={"link": 2})
+    assert res.info["weights"] == {"monotone": 1.0, "order": 1.0, "link": 2.0}
