@@ -14,6 +14,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#include <math.h>
 
 typedef uint64_t u64;
 
@@ -1063,6 +1064,100 @@ static PyObject *Core_propagate(Core *c, PyObject *args)
     Py_RETURN_FALSE;
 }
 
+/* probs[line][colour][cell] as a double (lists or tuples, indices checked) */
+static int prob_at(PyObject *line, int ci, int p, double *out)
+{
+    if (!PyList_Check(line) && !PyTuple_Check(line)) goto bad;
+    if (ci >= PySequence_Fast_GET_SIZE(line)) goto bad;
+    PyObject *col = PySequence_Fast_GET_ITEM(line, ci);
+    if (!PyList_Check(col) && !PyTuple_Check(col)) goto bad;
+    if (p >= PySequence_Fast_GET_SIZE(col)) goto bad;
+    *out = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(col, p));
+    if (*out == -1.0 && PyErr_Occurred()) return -1;
+    return 0;
+bad:
+    PyErr_SetString(PyExc_ValueError, "probs[line][colour][cell] out of shape");
+    return -1;
+}
+
+/* Python's tuple order on (score, i, j, colour) */
+typedef struct { double score; int i, j, ci; } Ranked;
+INLINE int ranked_less(const Ranked *a, const Ranked *b)
+{
+    if (a->score != b->score) return a->score < b->score;
+    if (a->i != b->i) return a->i < b->i;
+    if (a->j != b->j) return a->j < b->j;
+    return a->ci < b->ci;
+}
+
+PyDoc_STRVAR(rank_doc,
+"rank(state, probs, k) -> list[(i, j, colour index)]\n\n"
+"The k open cells whose likeliest colour is nearest to one half, nearest first: per cell the\n"
+"row's and the column's shares (probs[line][colour index][cell], floats) multiplied colour by\n"
+"colour and normalised over their sum (cells whose sum is 0 skipped); ties by (row, column).");
+
+static PyObject *Core_rank(Core *c, PyObject *args)
+{
+    PyObject *state, *probs;
+    int k;
+    if (!PyArg_ParseTuple(args, "O!O!i", &PyList_Type, &state, &PyList_Type, &probs, &k)) return NULL;
+    int C = c->C, h = c->h;
+    if (PyList_GET_SIZE(state) != (Py_ssize_t)c->nlines * C || PyList_GET_SIZE(probs) != c->nlines) {
+        PyErr_SetString(PyExc_ValueError, "state or probs of the wrong length");
+        return NULL;
+    }
+    if (k < 1) return PyList_New(0);
+    Ranked *best = PyMem_Calloc((size_t)k, sizeof(Ranked));
+    int nb = 0;
+    double comb[64];
+    if (!best) return PyErr_NoMemory();
+    for (int i = 0; i < h; i++) {
+        Spec *s = &c->specs[i];
+        int nw = s->nw;
+        u64 *m = c->buf + c->off[i];
+        for (int ci = 0; ci < C; ci++)
+            if (int_to_words(PyList_GET_ITEM(state, (Py_ssize_t)i * C + ci), m + (size_t)ci * nw, nw) < 0)
+                goto fail;
+        PyObject *pr = PyList_GET_ITEM(probs, i);
+        for (int wd = 0; wd < nw; wd++) {
+            u64 seen = 0, unk = 0;
+            for (int ci = 0; ci < C; ci++) { u64 x = m[(size_t)ci * nw + wd]; unk |= seen & x; seen |= x; }
+            while (unk) {
+                int j = wd * 64 + CTZ(unk);
+                unk &= unk - 1;
+                PyObject *pc = PyList_GET_ITEM(probs, h + j);
+                double total = 0.0;
+                int top = 0;
+                for (int ci = 0; ci < C; ci++) {
+                    double a, b;
+                    if (prob_at(pr, ci, j, &a) < 0 || prob_at(pc, ci, i, &b) < 0) goto fail;
+                    comb[ci] = a * b;
+                    total += comb[ci];
+                    if (comb[ci] > comb[top]) top = ci;
+                }
+                if (total <= 0) continue;
+                Ranked r = {fabs(comb[top] / total - 0.5), i, j, top};
+                if (nb == k && !ranked_less(&r, &best[k - 1])) continue;
+                int p = nb < k ? nb++ : k - 1;
+                while (p > 0 && ranked_less(&r, &best[p - 1])) { best[p] = best[p - 1]; p--; }
+                best[p] = r;
+            }
+        }
+    }
+    PyObject *out = PyList_New(nb);
+    if (!out) goto fail;
+    for (int q = 0; q < nb; q++) {
+        PyObject *t = Py_BuildValue("(iii)", best[q].i, best[q].j, best[q].ci);
+        if (!t) { Py_DECREF(out); goto fail; }
+        PyList_SET_ITEM(out, q, t);
+    }
+    PyMem_Free(best);
+    return out;
+fail:
+    PyMem_Free(best);
+    return NULL;
+}
+
 static PyObject *Core_get_solves(Core *c, void *x) { return PyLong_FromLongLong(c->solves); }
 static int Core_set_solves(Core *c, PyObject *v, void *x)
 {
@@ -1083,6 +1178,7 @@ static PyGetSetDef Core_getset[] = {
 
 static PyMethodDef Core_methods[] = {
     {"propagate", (PyCFunction)Core_propagate, METH_VARARGS, propagate_doc},
+    {"rank", (PyCFunction)Core_rank, METH_VARARGS, rank_doc},
     {NULL}
 };
 

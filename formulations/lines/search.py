@@ -592,21 +592,10 @@ class _Search:
             if end is not None and time.perf_counter() > end:
                 raise OutOfTime("choosing a guess (line placement counts)")
             probs.append(self._line_probabilities(state, line))
-        scored = []
-        for i, j in self._open_cells(state):
-            pr, pc = probs[i], probs[h + j]
-            # per colour index: the row's and the column's shares, combined as independent
-            # evidence, normalised over the colours still possible
-            comb = [pr[ci][j] * pc[ci][i] for ci in range(C)]
-            total = sum(comb)
-            if total <= 0:
-                continue
-            top = max(range(C), key=comb.__getitem__)
-            scored.append((abs(comb[top] / total - 0.5), i, j, top))
-        if k == 1:
-            return [min(scored)[1:]] if scored else []
-        scored.sort()
-        return [s[1:] for s in scored[:k]]
+        # per open cell and colour index: the row's and the column's shares, combined as
+        # independent evidence, normalised over the colours still possible; the k cells whose
+        # likeliest colour is nearest to 50 % (compiled: Core.rank)
+        return eng._core.rank(state, probs, k)
 
     def _hybrid(self, state: State, deps, bits: int, memo: dict, B: int, seq: int):
         """The ``hybrid`` rule: probe both colours of the :data:`HYBRID_CANDIDATES` cells the
