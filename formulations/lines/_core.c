@@ -1158,6 +1158,81 @@ fail:
     return NULL;
 }
 
+PyDoc_STRVAR(domains_doc,
+"domains(state, colours) -> tuple of row tuples\n\n"
+"Cell domains from a state: bit colours[ci] set when colour index ci is still possible.");
+
+static PyObject *Core_domains(Core *c, PyObject *args)
+{
+    PyObject *state, *colours;
+    if (!PyArg_ParseTuple(args, "O!O", &PyList_Type, &state, &colours)) return NULL;
+    int C = c->C, h = c->h, w = c->w;
+    if (PyList_GET_SIZE(state) != (Py_ssize_t)c->nlines * C || PySequence_Size(colours) != C) {
+        PyErr_SetString(PyExc_ValueError, "state or colours of the wrong length");
+        return NULL;
+    }
+    PyObject *bitobj[64];
+    u64 bit[64];
+    int small = 1;
+    for (int ci = 0; ci < C; ci++) {
+        PyObject *o = PySequence_GetItem(colours, ci);
+        if (!o) return NULL;
+        long col = PyLong_AsLong(o);
+        Py_DECREF(o);
+        if (col == -1 && PyErr_Occurred()) return NULL;
+        if (col < 0) { PyErr_SetString(PyExc_ValueError, "negative colour"); return NULL; }
+        if (col > 62) small = 0;
+        bit[ci] = col > 62 ? 0 : (u64)1 << col;
+        bitobj[ci] = NULL;
+        if (col > 62) {
+            PyObject *one = PyLong_FromLong(1), *sh = PyLong_FromLong(col);
+            bitobj[ci] = (one && sh) ? PyNumber_Lshift(one, sh) : NULL;
+            Py_XDECREF(one);
+            Py_XDECREF(sh);
+            if (!bitobj[ci]) { for (int q = 0; q < ci; q++) Py_XDECREF(bitobj[q]); return NULL; }
+        }
+    }
+    PyObject *out = PyTuple_New(h);
+    if (!out) goto fail;
+    for (int i = 0; i < h; i++) {
+        int nw = c->specs[i].nw;
+        u64 *m = c->buf + c->off[i];
+        for (int ci = 0; ci < C; ci++)
+            if (int_to_words(PyList_GET_ITEM(state, (Py_ssize_t)i * C + ci), m + (size_t)ci * nw, nw) < 0)
+                goto fail;
+        PyObject *row = PyTuple_New(w);
+        if (!row) goto fail;
+        PyTuple_SET_ITEM(out, i, row);
+        for (int j = 0; j < w; j++) {
+            PyObject *d;
+            if (small) {
+                u64 v = 0;
+                for (int ci = 0; ci < C; ci++)
+                    if (m[(size_t)ci * nw + (j >> 6)] >> (j & 63) & 1) v |= bit[ci];
+                d = PyLong_FromUnsignedLongLong(v);
+            } else {
+                d = PyLong_FromLong(0);
+                for (int ci = 0; d && ci < C; ci++) {
+                    if (!(m[(size_t)ci * nw + (j >> 6)] >> (j & 63) & 1)) continue;
+                    PyObject *b = bitobj[ci] ? (Py_INCREF(bitobj[ci]), bitobj[ci]) : PyLong_FromUnsignedLongLong(bit[ci]);
+                    PyObject *nd = b ? PyNumber_Or(d, b) : NULL;
+                    Py_XDECREF(b);
+                    Py_DECREF(d);
+                    d = nd;
+                }
+            }
+            if (!d) goto fail;
+            PyTuple_SET_ITEM(row, j, d);
+        }
+    }
+    for (int ci = 0; ci < C; ci++) Py_XDECREF(bitobj[ci]);
+    return out;
+fail:
+    Py_XDECREF(out);
+    for (int ci = 0; ci < C; ci++) Py_XDECREF(bitobj[ci]);
+    return NULL;
+}
+
 static PyObject *Core_get_solves(Core *c, void *x) { return PyLong_FromLongLong(c->solves); }
 static int Core_set_solves(Core *c, PyObject *v, void *x)
 {
@@ -1179,6 +1254,7 @@ static PyGetSetDef Core_getset[] = {
 static PyMethodDef Core_methods[] = {
     {"propagate", (PyCFunction)Core_propagate, METH_VARARGS, propagate_doc},
     {"rank", (PyCFunction)Core_rank, METH_VARARGS, rank_doc},
+    {"domains", (PyCFunction)Core_domains, METH_VARARGS, domains_doc},
     {NULL}
 };
 

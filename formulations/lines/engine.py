@@ -21,7 +21,7 @@ from ..clock import Deadline
 from ..puzzle import Grid, Puzzle
 from ..results import Status
 from . import _core
-from .settle import LineSpec, colour_table, from_masks, line_spec
+from .settle import LineSpec, colour_table, line_spec
 
 UNKNOWN = -1
 """A cell not decided yet, in partial grids."""
@@ -132,8 +132,7 @@ class Engine:
 
     def domains(self, state: Sequence[int]) -> tuple[tuple[int, ...], ...]:
         """Cell domains (bit ``c`` set = colour id ``c`` still possible) from a state."""
-        C, cols = self.C, self.colours
-        return tuple(from_masks(state[i * C:(i + 1) * C], cols, self.w) for i in range(self.h))
+        return self._core.domains(state, self.colours)
 
     def unknown_mask(self, state: Sequence[int], line: int) -> int:
         """Cells of a line with two or more colours left."""
