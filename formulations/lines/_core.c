@@ -1233,6 +1233,98 @@ fail:
     return NULL;
 }
 
+PyDoc_STRVAR(reprobe_doc,
+"reprobe(prev, state, deps, clock, cache_size) -> None | (ok, child, cut)\n\n"
+"An earlier probe's state `prev` narrowed by the node's `state` (AND, slot by slot): None when\n"
+"that changes nothing; else the narrowed copy propagated from the lines it changed (taken in\n"
+"the order of a Python set of their ids, as `propagate` would get them), with `cut` the row\n"
+"colour bits the narrowing removed. `deps`, `clock`, `cache_size` as in `propagate`.");
+
+static PyObject *Core_reprobe(Core *c, PyObject *args)
+{
+    PyObject *prev, *state, *deps, *clock;
+    Py_ssize_t cache_size;
+    if (!PyArg_ParseTuple(args, "O!O!OOn", &PyList_Type, &prev, &PyList_Type, &state, &deps,
+                          &clock, &cache_size))
+        return NULL;
+    int C = c->C, h = c->h, nl = c->nlines;
+    Py_ssize_t ns = (Py_ssize_t)nl * C;
+    if (PyList_GET_SIZE(prev) != ns || PyList_GET_SIZE(state) != ns) {
+        PyErr_SetString(PyExc_ValueError, "states of the wrong length");
+        return NULL;
+    }
+    PyObject *child = PyList_New(ns), *lines = PySet_New(NULL);
+    u64 a[64], b[64];
+    long long cut = 0;
+    int any = 0;
+    if (!child || !lines) goto fail;
+    for (Py_ssize_t k = 0; k < ns; k++) {
+        int l = (int)(k / C), nw = c->specs[l].nw;
+        PyObject *po = PyList_GET_ITEM(prev, k), *so = PyList_GET_ITEM(state, k);
+        PyObject *out;
+        if (nw <= 64) {
+            if (int_to_words(po, a, nw) < 0 || int_to_words(so, b, nw) < 0) goto fail;
+            u64 diff = 0;
+            for (int i = 0; i < nw; i++) {
+                u64 x = a[i] & b[i];
+                u64 d = a[i] ^ x;
+                diff |= d;
+                if (k < (Py_ssize_t)h * C) cut += POPC(d);
+                b[i] = x;
+            }
+            if (!diff) {
+                Py_INCREF(po);
+                out = po;
+            } else {
+                out = words_to_int(b, nw);
+                if (!out) goto fail;
+                any = 1;
+                PyObject *lo = PyLong_FromLong(l);
+                if (!lo || PySet_Add(lines, lo) < 0) { Py_XDECREF(lo); Py_DECREF(out); goto fail; }
+                Py_DECREF(lo);
+            }
+        } else {  /* lines of more than 4,000 cells: Python's own AND */
+            out = PyNumber_And(po, so);
+            if (!out) goto fail;
+            int eq = PyObject_RichCompareBool(out, po, Py_EQ);
+            if (eq < 0) { Py_DECREF(out); goto fail; }
+            if (!eq) {
+                PyObject *x = PyNumber_Xor(out, po);
+                if (!x) { Py_DECREF(out); goto fail; }
+                if (k < (Py_ssize_t)h * C) {
+                    PyObject *bc = PyObject_CallMethod(x, "bit_count", NULL);
+                    if (!bc) { Py_DECREF(x); Py_DECREF(out); goto fail; }
+                    cut += PyLong_AsLongLong(bc);
+                    Py_DECREF(bc);
+                }
+                Py_DECREF(x);
+                any = 1;
+                PyObject *lo = PyLong_FromLong(l);
+                if (!lo || PySet_Add(lines, lo) < 0) { Py_XDECREF(lo); Py_DECREF(out); goto fail; }
+                Py_DECREF(lo);
+            }
+        }
+        PyList_SET_ITEM(child, k, out);
+    }
+    if (!any) {
+        Py_DECREF(child);
+        Py_DECREF(lines);
+        Py_RETURN_NONE;
+    }
+    PyObject *pargs = Py_BuildValue("(OOOOOn)", child, lines, deps, Py_None, clock, cache_size);
+    if (!pargs) goto fail;
+    PyObject *ok = Core_propagate(c, pargs);
+    Py_DECREF(pargs);
+    if (!ok) goto fail;
+    PyObject *res = Py_BuildValue("(NNL)", ok, child, cut);
+    Py_DECREF(lines);
+    return res;
+fail:
+    Py_XDECREF(child);
+    Py_XDECREF(lines);
+    return NULL;
+}
+
 static PyObject *Core_get_solves(Core *c, void *x) { return PyLong_FromLongLong(c->solves); }
 static int Core_set_solves(Core *c, PyObject *v, void *x)
 {
@@ -1254,6 +1346,7 @@ static PyGetSetDef Core_getset[] = {
 static PyMethodDef Core_methods[] = {
     {"propagate", (PyCFunction)Core_propagate, METH_VARARGS, propagate_doc},
     {"rank", (PyCFunction)Core_rank, METH_VARARGS, rank_doc},
+    {"reprobe", (PyCFunction)Core_reprobe, METH_VARARGS, reprobe_doc},
     {"domains", (PyCFunction)Core_domains, METH_VARARGS, domains_doc},
     {NULL}
 };

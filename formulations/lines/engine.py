@@ -232,6 +232,20 @@ class Engine:
             self.conflict = core.conflict
         return ok
 
+    def reprobe(self, prev: list[int], state: Sequence[int], deps: list[int] | None = None):
+        """An earlier probe's propagated state ``prev`` narrowed by the current ``state``: None
+        when that changes nothing, else ``(ok, child, cut)``: the narrowed copy propagated from
+        the lines it changed (as :meth:`propagate`, ``self.removed`` set) and the colour bits the
+        narrowing itself removed."""
+        core = self._core
+        try:
+            got = core.reprobe(prev, state, deps, self.deadline, CACHE_SIZE)
+        finally:
+            self.removed = core.removed
+        if got is not None and not got[0] and deps is not None:
+            self.conflict = core.conflict
+        return got
+
     def _record(self, steps: list[Step], lid: int, rnd: int, old, res, changed: int,
                 known: int) -> int:
         C = self.C

@@ -63,8 +63,7 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
-from itertools import compress, count
-from operator import and_, ne, or_, xor
+from operator import and_, or_, xor
 
 from ..clock import Deadline, OutOfTime
 from ..puzzle import Grid, Puzzle
@@ -426,19 +425,16 @@ class _Search:
         if old is not None:
             if old[3] == seq:
                 return True, old[0], old[1], old[2]
-            prev = old[0]
-            child = list(map(and_, prev, state))
-            if child == prev:
-                self.reused += 1
-                memo[key] = (child, old[1], old[2], seq)
-                return True, child, old[1], old[2]
-            changed = list(compress(count(), map(ne, child, prev)))
-            hC = h * C
-            cut = sum((child[k] ^ prev[k]).bit_count() for k in changed if k < hC)
             if deps is not None:
                 cdeps = list(map(or_, old[1], deps))
+            # the earlier state narrowed by this one, propagated from the lines that changed
+            got = eng.reprobe(old[0], state, cdeps)
+            if got is None:  # nothing changed: the earlier state as it is
+                self.reused += 1
+                memo[key] = (old[0], old[1], old[2], seq)
+                return True, old[0], old[1], old[2]
             self.probes += 1
-            ok = eng.propagate(child, {k // C for k in changed}, deps=cdeps)
+            ok, child, cut = got
             left = old[2] - cut - eng.removed
         else:
             child = state.copy()
@@ -585,7 +581,6 @@ class _Search:
         """The ``k`` open cells whose likeliest colour is nearest to 50 %, nearest first, each
         with that colour."""
         eng = self.eng
-        C, h = eng.C, eng.h
         end = self.end
         probs = []
         for line in range(eng.nlines):  # O(cells x blocks) a line: the clock is read per line
