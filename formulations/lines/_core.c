@@ -1325,6 +1325,319 @@ fail:
     return NULL;
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * Probing: one probe (try_probe) and one probe sequence (probe_seq) of the search
+ * ------------------------------------------------------------------------------------------- */
+
+/* set cell (i, j) of a Python state list to colour index ci; colour bits removed, -1 on error */
+static long long core_assign(Core *c, PyObject *st, int i, int j, int ci)
+{
+    int C = c->C, h = c->h;
+    int nwr = c->specs[i].nw, nwc = c->specs[h + j].nw;
+    u64 a[64], b[64];
+    long long removed = 0;
+    if (nwr > 64 || nwc > 64) {
+        PyErr_SetString(PyExc_ValueError, "probing lines of more than 4,000 cells");
+        return -1;
+    }
+    for (int k = 0; k < C; k++) {
+        if (k == ci) continue;
+        PyObject *ro = PyList_GET_ITEM(st, (Py_ssize_t)i * C + k);
+        if (int_to_words(ro, a, nwr) < 0) return -1;
+        if (!(a[j >> 6] >> (j & 63) & 1)) continue;
+        removed++;
+        a[j >> 6] &= ~((u64)1 << (j & 63));
+        PyObject *co = PyList_GET_ITEM(st, (Py_ssize_t)(h + j) * C + k);
+        if (int_to_words(co, b, nwc) < 0) return -1;
+        b[i >> 6] &= ~((u64)1 << (i & 63));
+        PyObject *nr = words_to_int(a, nwr), *nc = words_to_int(b, nwc);
+        if (!nr || !nc) { Py_XDECREF(nr); Py_XDECREF(nc); return -1; }
+        PyList_SetItem(st, (Py_ssize_t)i * C + k, nr);
+        PyList_SetItem(st, (Py_ssize_t)(h + j) * C + k, nc);
+    }
+    return removed;
+}
+
+typedef struct {
+    PyObject *state, *deps, *memo, *B, *seq, *clock;
+    long long bits, done;
+    Py_ssize_t cache_size;
+    long long probes, reused;
+} ProbeCtx;
+
+/* one probe (i, j, ci): ok (1/0, -1 error), with new references *child, *cdeps, and *left */
+static int core_try(Core *c, ProbeCtx *x, int i, int j, int ci, PyObject **child_out,
+                    PyObject **cdeps_out, long long *left_out)
+{
+    int h = c->h, nl = c->nlines;
+    PyObject *key = Py_BuildValue("(iii)", i, j, ci);
+    PyObject *child = NULL, *cdeps = NULL, *r = NULL;
+    int ok = -1;
+    long long left = 0;
+    if (!key) return -1;
+    PyObject *old = PyDict_GetItemWithError(x->memo, key);  /* borrowed */
+    if (!old && PyErr_Occurred()) goto out;
+    if (old) {
+        if (!PyTuple_Check(old) || PyTuple_GET_SIZE(old) != 4) {
+            PyErr_SetString(PyExc_TypeError, "a probe memo entry is (state, deps, bits, sequence)");
+            goto out;
+        }
+        Py_INCREF(old);  /* the memo entry may be replaced below */
+        PyObject *o0 = PyTuple_GET_ITEM(old, 0), *o1 = PyTuple_GET_ITEM(old, 1);
+        PyObject *o2 = PyTuple_GET_ITEM(old, 2), *o3 = PyTuple_GET_ITEM(old, 3);
+        int same = PyObject_RichCompareBool(o3, x->seq, Py_EQ);
+        long long obits = PyLong_AsLongLong(o2);
+        if (same < 0 || (obits == -1 && PyErr_Occurred())) { Py_DECREF(old); goto out; }
+        if (same) {
+            child = o0; Py_INCREF(child);
+            cdeps = o1; Py_INCREF(cdeps);
+            left = obits;
+            ok = 1;
+            Py_DECREF(old);
+            goto out;
+        }
+        if (x->deps != Py_None) {
+            cdeps = PyList_New(nl);
+            if (!cdeps) { Py_DECREF(old); goto out; }
+            for (int l = 0; l < nl; l++) {
+                PyObject *v = PyNumber_Or(PyList_GET_ITEM(o1, l), PyList_GET_ITEM(x->deps, l));
+                if (!v) { Py_DECREF(old); goto out; }
+                PyList_SET_ITEM(cdeps, l, v);
+            }
+        } else {
+            cdeps = Py_None; Py_INCREF(cdeps);
+        }
+        PyObject *a = Py_BuildValue("(OOOOn)", o0, x->state, cdeps, x->clock, x->cache_size);
+        r = a ? Core_reprobe(c, a) : NULL;
+        Py_XDECREF(a);
+        if (!r) { Py_DECREF(old); goto out; }
+        if (r == Py_None) {  /* nothing changed: the earlier state as it is */
+            x->reused++;
+            PyObject *e = PyTuple_Pack(4, o0, o1, o2, x->seq);
+            if (!e || PyDict_SetItem(x->memo, key, e) < 0) { Py_XDECREF(e); Py_DECREF(old); goto out; }
+            Py_DECREF(e);
+            child = o0; Py_INCREF(child);
+            Py_SETREF(cdeps, o1); Py_INCREF(cdeps);
+            left = obits;
+            ok = 1;
+            Py_DECREF(old);
+            goto out;
+        }
+        x->probes++;
+        ok = PyObject_IsTrue(PyTuple_GET_ITEM(r, 0));
+        child = PyTuple_GET_ITEM(r, 1); Py_INCREF(child);
+        left = obits - PyLong_AsLongLong(PyTuple_GET_ITEM(r, 2)) - c->removed;
+        Py_DECREF(old);
+    } else {
+        child = PyList_GetSlice(x->state, 0, PyList_GET_SIZE(x->state));
+        if (!child) goto out;
+        long long rem = core_assign(c, child, i, j, ci);
+        if (rem < 0) goto out;
+        if (x->deps != Py_None) {
+            cdeps = PyList_GetSlice(x->deps, 0, nl);
+            if (!cdeps) goto out;
+            for (int l = 0; l < 2; l++) {
+                Py_ssize_t at = l ? h + j : i;
+                PyObject *v = PyNumber_Or(PyList_GET_ITEM(cdeps, at), x->B);
+                if (!v) goto out;
+                PyList_SetItem(cdeps, at, v);
+            }
+        } else {
+            cdeps = Py_None; Py_INCREF(cdeps);
+        }
+        x->probes++;
+        PyObject *a = Py_BuildValue("(O(ii)OOOn)", child, i, h + j, cdeps, Py_None, x->clock, x->cache_size);
+        PyObject *res = a ? Core_propagate(c, a) : NULL;
+        Py_XDECREF(a);
+        if (!res) goto out;
+        ok = res == Py_True;
+        Py_DECREF(res);
+        left = x->bits - rem - c->removed;
+    }
+    if (ok < 0) goto out;
+    if (ok && left != x->done) {
+        PyObject *lo = PyLong_FromLongLong(left);
+        PyObject *e = lo ? PyTuple_Pack(4, child, cdeps, lo, x->seq) : NULL;
+        Py_XDECREF(lo);
+        if (!e || PyDict_SetItem(x->memo, key, e) < 0) { Py_XDECREF(e); ok = -1; goto out; }
+        Py_DECREF(e);
+    } else if (PyDict_DelItem(x->memo, key) < 0) {
+        if (!PyErr_ExceptionMatches(PyExc_KeyError)) { ok = -1; goto out; }
+        PyErr_Clear();
+    }
+out:
+    Py_XDECREF(r);
+    Py_DECREF(key);
+    if (ok < 0) {
+        Py_XDECREF(child);
+        Py_XDECREF(cdeps);
+        return -1;
+    }
+    *child_out = child;
+    *cdeps_out = cdeps;
+    *left_out = left;
+    return ok;
+}
+
+static int probe_ctx(PyObject *args, ProbeCtx *x, PyObject **extra, const char *fmt)
+{
+    memset(x, 0, sizeof(*x));
+    if (!PyArg_ParseTuple(args, fmt, &PyList_Type, &x->state, &x->deps, &x->bits, &x->memo,
+                          &x->B, &x->seq, &x->done, &x->clock, &x->cache_size, extra))
+        return -1;
+    if (!PyDict_Check(x->memo)) { PyErr_SetString(PyExc_TypeError, "memo must be a dict"); return -1; }
+    if (x->deps != Py_None && (!PyList_Check(x->deps))) {
+        PyErr_SetString(PyExc_TypeError, "deps must be a list or None");
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(try_probe_doc,
+"try_probe(state, deps, bits, memo, B, seq, done, clock, cache_size, (i, j, ci))\n"
+"    -> (ok, child, cdeps, left, probes, reused)\n\n"
+"One probe of the search (see search._Search._try, whose body this is).");
+
+static PyObject *Core_try_probe(Core *c, PyObject *args)
+{
+    ProbeCtx x;
+    PyObject *cell, *child, *cdeps;
+    long long left;
+    if (probe_ctx(args, &x, &cell, "O!OLOOOLOnO") < 0) return NULL;
+    int i, j, ci;
+    if (!PyArg_ParseTuple(cell, "iii", &i, &j, &ci)) return NULL;
+    int ok = core_try(c, &x, i, j, ci, &child, &cdeps, &left);
+    if (ok < 0) return NULL;
+    return Py_BuildValue("(ONNLLL)", ok ? Py_True : Py_False, child, cdeps, left, x.probes, x.reused);
+}
+
+PyDoc_STRVAR(probe_seq_doc,
+"probe_seq(state, deps, bits, memo, B, seq, done, clock, cache_size, (frontier, tick))\n"
+"    -> (narrowed, payload, probes, reused)\n\n"
+"One probe sequence (see search._Search.probe): the cells of `frontier` (an iterable of (row,\n"
+"cell mask)) probed colour by colour, skipping a colour an earlier probe of the sequence\n"
+"implied; `tick()` (or None) is called before every probe. narrowed False: payload is the\n"
+"best probe (i, j, ci, child, cdeps, left) or None; True: payload is (i, j, ci, child or None)\n"
+"of the first probe that contradicted (None) or completed the grid.");
+
+static PyObject *Core_probe_seq(Core *c, PyObject *args)
+{
+    ProbeCtx x;
+    PyObject *extra, *frontier, *tick;
+    if (probe_ctx(args, &x, &extra, "O!OLOOOLOnO") < 0) return NULL;
+    if (!PyArg_ParseTuple(extra, "OO", &frontier, &tick)) return NULL;
+    int C = c->C, h = c->h;
+    if (PyList_GET_SIZE(x.state) != (Py_ssize_t)c->nlines * C) {
+        PyErr_SetString(PyExc_ValueError, "state has the wrong length");
+        return NULL;
+    }
+    int nwr = h ? c->specs[0].nw : 1;
+    if (nwr > 64) { PyErr_SetString(PyExc_ValueError, "probing rows of more than 4,000 cells"); return NULL; }
+    size_t rw = (size_t)h * C * nwr;  /* words of the row slots of one state */
+    u64 *srow = PyMem_Calloc(rw ? rw : 1, sizeof(u64)), *pad = NULL, *tried = NULL, m[64];
+    size_t ntried = 0, tcap = 0;
+    PyObject *best = NULL, *it = NULL, *item = NULL, *result = NULL;
+    long long best_left = (long long)1 << 62;
+    if (!srow) return PyErr_NoMemory();
+    for (Py_ssize_t k = 0; k < (Py_ssize_t)h * C; k++)
+        if (int_to_words(PyList_GET_ITEM(x.state, k), srow + (size_t)k * nwr, nwr) < 0) goto done;
+    it = PyObject_GetIter(frontier);
+    if (!it) goto done;
+    while ((item = PyIter_Next(it))) {
+        int i;
+        PyObject *mo;
+        if (!PyArg_ParseTuple(item, "iO", &i, &mo)) goto done;
+        if (i < 0 || i >= h) { PyErr_SetString(PyExc_IndexError, "row out of range"); goto done; }
+        if (int_to_words(mo, m, nwr) < 0) goto done;
+        Py_CLEAR(item);
+        for (int wd = 0; wd < nwr; wd++) {
+            while (m[wd]) {
+                int j = wd * 64 + CTZ(m[wd]);
+                m[wd] &= m[wd] - 1;
+                u64 low = (u64)1 << (j & 63);
+                for (int ci = 0; ci < C; ci++) {
+                    if (!(srow[((size_t)i * C + ci) * nwr + wd] & low)) continue;
+                    if (C == 2) {
+                        if (pad && !(pad[((size_t)i * C + 1 - ci) * nwr + wd] & low)) continue;
+                    } else {
+                        int implied = 0;
+                        for (size_t t = 0; t < ntried && !implied; t++) {
+                            const u64 *tr = tried + t * rw;
+                            int all = 1;
+                            for (int k = 0; k < C && all; k++)
+                                if (k != ci && (tr[((size_t)i * C + k) * nwr + wd] & low)) all = 0;
+                            implied = all;
+                        }
+                        if (implied) continue;
+                    }
+                    if (tick != Py_None) {
+                        PyObject *r = PyObject_CallNoArgs(tick);
+                        if (!r) goto done;
+                        Py_DECREF(r);
+                    }
+                    if (PyErr_CheckSignals() < 0) goto done;
+                    PyObject *child, *cdeps;
+                    long long left;
+                    int ok = core_try(c, &x, i, j, ci, &child, &cdeps, &left);
+                    if (ok < 0) goto done;
+                    if (ok && left != x.done) {
+                        u64 *dst;
+                        if (C == 2) {
+                            if (!pad && !(pad = PyMem_Malloc((rw ? rw : 1) * sizeof(u64)))) {
+                                Py_DECREF(child); Py_DECREF(cdeps); PyErr_NoMemory(); goto done;
+                            }
+                            dst = pad;
+                        } else {
+                            if (ntried == tcap) {
+                                size_t ncap = tcap ? tcap * 2 : 8;
+                                u64 *nt = PyMem_Realloc(tried, ncap * (rw ? rw : 1) * sizeof(u64));
+                                if (!nt) { Py_DECREF(child); Py_DECREF(cdeps); PyErr_NoMemory(); goto done; }
+                                tried = nt;
+                                tcap = ncap;
+                            }
+                            dst = tried + ntried * rw;
+                        }
+                        int first = C != 2 || dst != pad || ntried == 0;
+                        for (Py_ssize_t k = 0; k < (Py_ssize_t)h * C; k++) {
+                            u64 w[64];
+                            if (int_to_words(PyList_GET_ITEM(child, k), w, nwr) < 0) {
+                                Py_DECREF(child); Py_DECREF(cdeps); goto done;
+                            }
+                            for (int q = 0; q < nwr; q++)
+                                dst[(size_t)k * nwr + q] = first ? w[q] : (dst[(size_t)k * nwr + q] & w[q]);
+                        }
+                        ntried++;  /* C == 2: counts the probes ANDed into pad */
+                        if (left < best_left) {
+                            best_left = left;
+                            PyObject *b = Py_BuildValue("(iiiOOL)", i, j, ci, child, cdeps, left);
+                            if (!b) { Py_DECREF(child); Py_DECREF(cdeps); goto done; }
+                            Py_XSETREF(best, b);
+                        }
+                        Py_DECREF(child);
+                        Py_DECREF(cdeps);
+                        continue;
+                    }
+                    result = Py_BuildValue("(O(iiiO)LL)", Py_True, i, j, ci, ok ? child : Py_None,
+                                           x.probes, x.reused);
+                    Py_DECREF(child);
+                    Py_DECREF(cdeps);
+                    goto done;
+                }
+            }
+        }
+    }
+    if (PyErr_Occurred()) goto done;
+    result = Py_BuildValue("(OOLL)", Py_False, best ? best : Py_None, x.probes, x.reused);
+done:
+    Py_XDECREF(item);
+    Py_XDECREF(it);
+    Py_XDECREF(best);
+    PyMem_Free(srow);
+    PyMem_Free(pad);
+    PyMem_Free(tried);
+    return result;
+}
+
 static PyObject *Core_get_solves(Core *c, void *x) { return PyLong_FromLongLong(c->solves); }
 static int Core_set_solves(Core *c, PyObject *v, void *x)
 {
@@ -1347,6 +1660,8 @@ static PyMethodDef Core_methods[] = {
     {"propagate", (PyCFunction)Core_propagate, METH_VARARGS, propagate_doc},
     {"rank", (PyCFunction)Core_rank, METH_VARARGS, rank_doc},
     {"reprobe", (PyCFunction)Core_reprobe, METH_VARARGS, reprobe_doc},
+    {"try_probe", (PyCFunction)Core_try_probe, METH_VARARGS, try_probe_doc},
+    {"probe_seq", (PyCFunction)Core_probe_seq, METH_VARARGS, probe_seq_doc},
     {"domains", (PyCFunction)Core_domains, METH_VARARGS, domains_doc},
     {NULL}
 };

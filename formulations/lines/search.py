@@ -68,6 +68,7 @@ from operator import and_, or_, xor
 from ..clock import Deadline, OutOfTime
 from ..puzzle import Grid, Puzzle
 from ..results import Status
+from . import engine as _engine
 from .engine import Engine
 
 State = list[int]
@@ -375,39 +376,23 @@ class _Search:
         C = eng.C
         self.sequences += 1
         seq = self.sequences
-        best = None
-        best_left = 1 << 62
-        pad = None  # C == 2: AND of every probe's state; a cleared bit = its other colour implied
-        tried: list[State] = []  # C > 2: the probes' states, for the same test cell by cell
-        done = self.done
-        try_one = self._try
-        for i, mask in self.frontier(state, ref, recent):
-            base = i * C
-            while mask:
-                low = mask & -mask
-                mask ^= low
-                j = low.bit_length() - 1
-                for ci in range(C):
-                    if not state[base + ci] & low:
-                        continue
-                    if C == 2:
-                        if pad is not None and not pad[base + 1 - ci] & low:
-                            continue  # an earlier probe implied this colour here
-                    elif tried and any(all(not t[base + k] & low for k in range(C) if k != ci)
-                                       for t in tried):
-                        continue
-                    ok, child, cdeps, left = try_one(state, deps, bits, i, j, ci, memo, B, seq)
-                    if ok and left != done:
-                        if C == 2:
-                            pad = child if pad is None else list(map(and_, pad, child))
-                        else:
-                            tried.append(child)
-                        if left < best_left:
-                            best_left = left
-                            best = (i, j, ci, child, cdeps, left)
-                        continue
-                    return self._narrow(state, deps, bits, i, j, ci, child if ok else None,
-                                        memo, B, seq)
+        # compiled (Core.probe_seq): the frontier's cells, colour by colour, each skipped when an
+        # earlier probe of the sequence implied the colour (C == 2: the AND of the probes'
+        # states has the other colour cleared there; more colours: some probe's state leaves
+        # only this colour); the first probe that contradicts or completes the grid ends it
+        tick = self.tick if self.end is not None else None
+        narrowed, got, probes, reused = eng._core.probe_seq(
+            state, deps, bits, memo, B, seq, self.done, eng.deadline, _engine.CACHE_SIZE,
+            (self.frontier(state, ref, recent), tick))
+        self.probes += probes
+        self.reused += reused
+        eng.removed = eng._core.removed
+        if narrowed:
+            i, j, ci, child = got
+            if child is None and deps is not None:
+                eng.conflict = eng._core.conflict
+            return self._narrow(state, deps, bits, i, j, ci, child, memo, B, seq)
+        best = got
         if self.rule == "balanced" and C == 2:
             return _BRANCH, best, self._balanced(state, bits, memo, seq) or best
         return _BRANCH, best, best
@@ -416,40 +401,19 @@ class _Search:
              memo: dict, B: int, seq: int):
         """One probe: (propagated without contradiction, its state, deps and colour bits)."""
         eng = self.eng
-        C, h = eng.C, eng.h
         if self.end is not None and time.perf_counter() > self.end:
             raise OutOfTime("search")
-        key = (i, j, ci)
-        old = memo.get(key)
-        cdeps = None
-        if old is not None:
-            if old[3] == seq:
-                return True, old[0], old[1], old[2]
-            if deps is not None:
-                cdeps = list(map(or_, old[1], deps))
-            # the earlier state narrowed by this one, propagated from the lines that changed
-            got = eng.reprobe(old[0], state, cdeps)
-            if got is None:  # nothing changed: the earlier state as it is
-                self.reused += 1
-                memo[key] = (old[0], old[1], old[2], seq)
-                return True, old[0], old[1], old[2]
-            self.probes += 1
-            ok, child, cut = got
-            left = old[2] - cut - eng.removed
-        else:
-            child = state.copy()
-            r = eng.assign(child, i, j, ci)
-            if deps is not None:
-                cdeps = deps.copy()
-                cdeps[i] |= B
-                cdeps[h + j] |= B
-            self.probes += 1
-            ok = eng.propagate(child, (i, h + j), deps=cdeps)
-            left = bits - r - eng.removed
-        if ok and left != self.done:
-            memo[key] = (child, cdeps, left, seq)
-        else:
-            memo.pop(key, None)
+        # compiled (Core.try_probe): ``memo[(i, j, ci)]`` from this sequence is the answer;
+        # from an earlier one, its state narrowed by this one and propagated from the lines
+        # that changed (unchanged: reused as it is); else a copy of the state with the cell set,
+        # propagated from its row and column; kept in ``memo`` unless it failed or completed
+        ok, child, cdeps, left, probes, reused = eng._core.try_probe(
+            state, deps, bits, memo, B, seq, self.done, eng.deadline, _engine.CACHE_SIZE, (i, j, ci))
+        self.probes += probes
+        self.reused += reused
+        eng.removed = eng._core.removed
+        if not ok and deps is not None:
+            eng.conflict = eng._core.conflict
         return ok, child, cdeps, left
 
     def _narrow(self, state: State, deps: list[int] | None, bits: int, i: int, j: int, ci: int,
