@@ -787,7 +787,7 @@ typedef struct {
     u64 *buf;        /* the state as words, during a propagation */
     u64 *res, *scr;  /* a settled line, settle's scratch */
     int *queue, *rnd;
-    unsigned char *inq, *dirty;
+    unsigned char *inq, *dirty, *loaded;
     long long solves;
     long long removed;
     PyObject *conflict;
@@ -807,6 +807,7 @@ static void Core_dealloc(Core *c)
     PyMem_Free(c->rnd);
     PyMem_Free(c->inq);
     PyMem_Free(c->dirty);
+    PyMem_Free(c->loaded);
     Py_XDECREF(c->conflict);
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
@@ -834,7 +835,9 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw)
     c->rnd = PyMem_Calloc((size_t)(nl ? nl : 1), sizeof(int));
     c->inq = PyMem_Calloc((size_t)(nl ? nl : 1), 1);
     c->dirty = PyMem_Calloc((size_t)(nl ? nl : 1), 1);
-    if (!c->specs || !c->sids || !c->off || !c->queue || !c->rnd || !c->inq || !c->dirty) {
+    c->loaded = PyMem_Calloc((size_t)(nl ? nl : 1), 1);
+    if (!c->specs || !c->sids || !c->off || !c->queue || !c->rnd || !c->inq || !c->dirty
+        || !c->loaded) {
         PyErr_NoMemory();
         return -1;
     }
@@ -871,6 +874,18 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw)
 
 static PyObject *line_masks_tuple(const u64 *m, int C, int nw) { return masks_out(m, C, nw); }
 
+/* the C masks of line l of a Python state list into buf */
+static int core_load(Core *c, PyObject *state, int l)
+{
+    int C = c->C, nw = c->specs[l].nw;
+    for (int ci = 0; ci < C; ci++)
+        if (int_to_words(PyList_GET_ITEM(state, (Py_ssize_t)l * C + ci),
+                         c->buf + c->off[l] + (size_t)ci * nw, nw) < 0)
+            return -1;
+    c->loaded[l] = 1;
+    return 0;
+}
+
 PyDoc_STRVAR(propagate_doc,
 "propagate(state, lines, deps, record, clock, cache_size) -> bool\n\n"
 "Settle lines until nothing changes, starting from `lines` (None: all); the state list is\n"
@@ -903,14 +918,9 @@ static PyObject *Core_propagate(Core *c, PyObject *args)
     if (cache_size >= 0 && memo.count > (size_t)cache_size) memo_clear();
     if (!nl) Py_RETURN_TRUE;
 
-    /* the state as words */
-    for (int l = 0; l < nl; l++) {
-        int nw = c->specs[l].nw;
-        for (int ci = 0; ci < C; ci++)
-            if (int_to_words(PyList_GET_ITEM(state, (Py_ssize_t)l * C + ci),
-                             c->buf + c->off[l] + (size_t)ci * nw, nw) < 0)
-                return NULL;
-    }
+    /* the state as words, line by line when first touched (a probe touches few lines) */
+    memset(c->loaded, 0, (size_t)nl);
+#define LOAD(L) (c->loaded[L] ? 0 : core_load(c, state, (L)))
     /* the first queue */
     int head = 0, tail = 0, size = 0;
     memset(c->inq, 0, (size_t)nl);
@@ -951,6 +961,7 @@ static PyObject *Core_propagate(Core *c, PyObject *args)
         c->inq[lid] = 0;
         Spec *s = &c->specs[lid];
         int nw = s->nw, kw = C * nw;
+        if (LOAD(lid) < 0) { err = 1; break; }
         u64 *old = c->buf + c->off[lid];
         u64 hsh = memo_hash(c->sids[lid], kw, old);
         const u64 *e = memo_find(c->sids[lid], kw, old, hsh);
@@ -1007,6 +1018,7 @@ static PyObject *Core_propagate(Core *c, PyObject *args)
                     d &= d - 1;
                     int ol = other + p;
                     int onw = c->specs[ol].nw;
+                    if (LOAD(ol) < 0) { err = 1; break; }
                     c->buf[c->off[ol] + (size_t)ci * onw + (bitpos >> 6)] &= ~((u64)1 << (bitpos & 63));
                     c->dirty[ol] = 1;
                     if (dl) {
@@ -1041,6 +1053,7 @@ static PyObject *Core_propagate(Core *c, PyObject *args)
             Py_DECREF(t);
         }
     }
+#undef LOAD
     c->solves += solves;
     c->removed = removed;
     /* the state list gets the narrowed lines (also after a contradiction or an error) */
@@ -1262,7 +1275,10 @@ static PyObject *Core_reprobe(Core *c, PyObject *args)
         int l = (int)(k / C), nw = c->specs[l].nw;
         PyObject *po = PyList_GET_ITEM(prev, k), *so = PyList_GET_ITEM(state, k);
         PyObject *out;
-        if (nw <= 64) {
+        if (po == so) {  /* the same int object: nothing to narrow (the usual case) */
+            Py_INCREF(po);
+            out = po;
+        } else if (nw <= 64) {
             if (int_to_words(po, a, nw) < 0 || int_to_words(so, b, nw) < 0) goto fail;
             u64 diff = 0;
             for (int i = 0; i < nw; i++) {
@@ -1597,14 +1613,19 @@ static PyObject *Core_probe_seq(Core *c, PyObject *args)
                             }
                             dst = tried + ntried * rw;
                         }
-                        int first = C != 2 || dst != pad || ntried == 0;
+                        /* dst = child's row slots (C > 2, or the first probe), else dst &= them;
+                         * a slot that is the node's own int object is the node's (which
+                         * contains every probe's), read from srow */
+                        if (C != 2 || ntried == 0)
+                            memcpy(dst, srow, rw * sizeof(u64));
                         for (Py_ssize_t k = 0; k < (Py_ssize_t)h * C; k++) {
                             u64 w[64];
-                            if (int_to_words(PyList_GET_ITEM(child, k), w, nwr) < 0) {
+                            PyObject *co = PyList_GET_ITEM(child, k);
+                            if (co == PyList_GET_ITEM(x.state, k)) continue;
+                            if (int_to_words(co, w, nwr) < 0) {
                                 Py_DECREF(child); Py_DECREF(cdeps); goto done;
                             }
-                            for (int q = 0; q < nwr; q++)
-                                dst[(size_t)k * nwr + q] = first ? w[q] : (dst[(size_t)k * nwr + q] & w[q]);
+                            for (int q = 0; q < nwr; q++) dst[(size_t)k * nwr + q] &= w[q];
                         }
                         ntried++;  /* C == 2: counts the probes ANDed into pad */
                         if (left < best_left) {
