@@ -1267,7 +1267,7 @@ static PyObject *Core_reprobe(Core *c, PyObject *args)
         return NULL;
     }
     PyObject *child = PyList_New(ns), *lines = PySet_New(NULL);
-    u64 a[64], b[64];
+    u64 *a = c->res, *b;  /* scratch: c->res holds C * (longest line's words) >= 2 lines */
     long long cut = 0;
     int any = 0;
     if (!child || !lines) goto fail;
@@ -1278,7 +1278,8 @@ static PyObject *Core_reprobe(Core *c, PyObject *args)
         if (po == so) {  /* the same int object: nothing to narrow (the usual case) */
             Py_INCREF(po);
             out = po;
-        } else if (nw <= 64) {
+        } else {
+            b = a + nw;
             if (int_to_words(po, a, nw) < 0 || int_to_words(so, b, nw) < 0) goto fail;
             u64 diff = 0;
             for (int i = 0; i < nw; i++) {
@@ -1294,26 +1295,6 @@ static PyObject *Core_reprobe(Core *c, PyObject *args)
             } else {
                 out = words_to_int(b, nw);
                 if (!out) goto fail;
-                any = 1;
-                PyObject *lo = PyLong_FromLong(l);
-                if (!lo || PySet_Add(lines, lo) < 0) { Py_XDECREF(lo); Py_DECREF(out); goto fail; }
-                Py_DECREF(lo);
-            }
-        } else {  /* lines of more than 4,000 cells: Python's own AND */
-            out = PyNumber_And(po, so);
-            if (!out) goto fail;
-            int eq = PyObject_RichCompareBool(out, po, Py_EQ);
-            if (eq < 0) { Py_DECREF(out); goto fail; }
-            if (!eq) {
-                PyObject *x = PyNumber_Xor(out, po);
-                if (!x) { Py_DECREF(out); goto fail; }
-                if (k < (Py_ssize_t)h * C) {
-                    PyObject *bc = PyObject_CallMethod(x, "bit_count", NULL);
-                    if (!bc) { Py_DECREF(x); Py_DECREF(out); goto fail; }
-                    cut += PyLong_AsLongLong(bc);
-                    Py_DECREF(bc);
-                }
-                Py_DECREF(x);
                 any = 1;
                 PyObject *lo = PyLong_FromLong(l);
                 if (!lo || PySet_Add(lines, lo) < 0) { Py_XDECREF(lo); Py_DECREF(out); goto fail; }
@@ -1350,12 +1331,8 @@ static long long core_assign(Core *c, PyObject *st, int i, int j, int ci)
 {
     int C = c->C, h = c->h;
     int nwr = c->specs[i].nw, nwc = c->specs[h + j].nw;
-    u64 a[64], b[64];
+    u64 *a = c->res, *b = c->res + nwr;  /* scratch, free between propagations */
     long long removed = 0;
-    if (nwr > 64 || nwc > 64) {
-        PyErr_SetString(PyExc_ValueError, "probing lines of more than 4,000 cells");
-        return -1;
-    }
     for (int k = 0; k < C; k++) {
         if (k == ci) continue;
         PyObject *ro = PyList_GET_ITEM(st, (Py_ssize_t)i * C + k);
@@ -1548,13 +1525,13 @@ static PyObject *Core_probe_seq(Core *c, PyObject *args)
         return NULL;
     }
     int nwr = h ? c->specs[0].nw : 1;
-    if (nwr > 64) { PyErr_SetString(PyExc_ValueError, "probing rows of more than 4,000 cells"); return NULL; }
     size_t rw = (size_t)h * C * nwr;  /* words of the row slots of one state */
-    u64 *srow = PyMem_Calloc(rw ? rw : 1, sizeof(u64)), *pad = NULL, *tried = NULL, m[64];
+    u64 *srow = PyMem_Calloc(rw ? rw : 1, sizeof(u64)), *pad = NULL, *tried = NULL;
+    u64 *m = PyMem_Calloc(2 * (size_t)nwr, sizeof(u64)), *w = m ? m + nwr : NULL;
     size_t ntried = 0, tcap = 0;
     PyObject *best = NULL, *it = NULL, *item = NULL, *result = NULL;
     long long best_left = (long long)1 << 62;
-    if (!srow) return PyErr_NoMemory();
+    if (!srow || !m) { PyMem_Free(srow); PyMem_Free(m); return PyErr_NoMemory(); }
     for (Py_ssize_t k = 0; k < (Py_ssize_t)h * C; k++)
         if (int_to_words(PyList_GET_ITEM(x.state, k), srow + (size_t)k * nwr, nwr) < 0) goto done;
     it = PyObject_GetIter(frontier);
@@ -1619,7 +1596,6 @@ static PyObject *Core_probe_seq(Core *c, PyObject *args)
                         if (C != 2 || ntried == 0)
                             memcpy(dst, srow, rw * sizeof(u64));
                         for (Py_ssize_t k = 0; k < (Py_ssize_t)h * C; k++) {
-                            u64 w[64];
                             PyObject *co = PyList_GET_ITEM(child, k);
                             if (co == PyList_GET_ITEM(x.state, k)) continue;
                             if (int_to_words(co, w, nwr) < 0) {
@@ -1654,6 +1630,7 @@ done:
     Py_XDECREF(it);
     Py_XDECREF(best);
     PyMem_Free(srow);
+    PyMem_Free(m);
     PyMem_Free(pad);
     PyMem_Free(tried);
     return result;
