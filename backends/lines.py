@@ -47,7 +47,7 @@ BACKENDS = [
     Backend(
         name="lines",
         description="line solving to a fixed point, probing at every node and depth-first search "
-                    "(pure Python; complete: proves infeasible/unique)",
+                    "(compiled line core, Python search; complete: proves infeasible/unique)",
         solve_fn=solve,
         requires=(),
         options={"guess": str, "probing": bool, "sprints": bool, "backjump": bool},

@@ -8,47 +8,41 @@ settled by :mod:`formulations.lines.settle` in a few integer operations per bloc
 The fixed point is driven by a queue of lines whose cells changed, detects contradictions at the
 line and at the cell level, can record its progress line update by line update, and ends solved
 (every cell decided), unknown (cells still open) or infeasible (a contradiction): the package's
-one :class:`~formulations.results.Status`.
+one :class:`~formulations.results.Status`. The queue, the line settling and the memo of settled
+lines run compiled (``formulations/lines/_core.c``, docs/line_core.md); states stay Python lists
+of ints, narrowed in place.
 """
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ..clock import Deadline
 from ..puzzle import Grid, Puzzle
 from ..results import Status
-from .settle import LineSpec, colour_table, from_masks, line_spec, settle_bw, settle_masks
+from . import _core
+from .settle import LineSpec, colour_table, line_spec
 
 UNKNOWN = -1
 """A cell not decided yet, in partial grids."""
 
 
 _SPEC_IDS: dict[LineSpec, int] = {}
-_CACHE: dict = {}
 CACHE_SIZE = 300_000
 """Settled lines are shared by every engine (same clue and length, same masks, same answer):
-search and probing revisit line states constantly, and puzzles share fully unknown lines."""
-
-
-_BW: dict[int, dict[int, object]] = {}
-"""Black-and-white lines: per clue (spec id), ``W << n | K`` -> ``_SAME``, ``_FAIL`` or the
-(white, black) bits the line removes. Engines hold the inner tables; they are cleared in place."""
-_BW_COUNT = [0]
-_SAME, _FAIL = object(), object()
-
-
-def _clear_bw() -> None:
-    for table in _BW.values():
-        table.clear()
-    _BW_COUNT[0] = 0
+search and probing revisit line states constantly, and puzzles share fully unknown lines. The
+compiled memo is emptied when it holds more than this many lines at the start of a propagation
+(or more than 256 MB)."""
 
 
 def clear_cache() -> None:
     """Forget settled lines (benchmarks call this so that puzzles do not help each other)."""
-    _CACHE.clear()
-    _clear_bw()
+    _core.clear_cache()
+
+
+def cache_info() -> tuple[int, int, int]:
+    """(lines, bytes, times emptied) of the memo of settled lines."""
+    return _core.cache_info()
 
 
 def _spec_id(spec: LineSpec) -> int:
@@ -86,12 +80,15 @@ class Engine:
                                       + [line_spec(c, self.h, self.cindex) for c in puzzle.columns])
         self.nlines = self.h + self.w
         self.sids = [_spec_id(sp) for sp in self.specs]
-        self._shifts = [sp[0] for sp in self.specs]
-        self._bw_caches: list[dict] | None = None  # made at the first black-and-white propagate
-        self.line_solves = 0
+        self._core = _core.Core(self.specs, self.sids, self.C, self.h)
         self.removed = 0
         self.deadline: Deadline | None = None  # checked every few hundred line updates
         self.conflict = 0  # after a failed propagate with deps: the decisions that failed
+
+    @property
+    def line_solves(self) -> int:
+        """Lines settled so far (memo hits not counted)."""
+        return self._core.solves
 
     # -- states --------------------------------------------------------------------------------
     def initial_state(self) -> list[int]:
@@ -135,8 +132,7 @@ class Engine:
 
     def domains(self, state: Sequence[int]) -> tuple[tuple[int, ...], ...]:
         """Cell domains (bit ``c`` set = colour id ``c`` still possible) from a state."""
-        C, cols = self.C, self.colours
-        return tuple(from_masks(state[i * C:(i + 1) * C], cols, self.w) for i in range(self.h))
+        return self._core.domains(state, self.colours)
 
     def unknown_mask(self, state: Sequence[int], line: int) -> int:
         """Cells of a line with two or more colours left."""
@@ -216,164 +212,39 @@ class Engine:
         from. A line update that narrows cells adds its line's set to the crossing lines'; on a
         contradiction ``self.conflict`` is the set of the line that failed (the decisions that
         together cannot hold).
+
+        The loop is compiled: lines are taken first in, first out, a settled line's narrowed
+        cells queue their crossing lines (colour by colour, cell by cell), a line already
+        settled in the same state is answered by the memo, and the deadline and pending signals
+        (Ctrl-C) are checked every 256 line updates.
         """
-        if len(_CACHE) > CACHE_SIZE:
-            _CACHE.clear()
-        if self.C == 2 and steps is None:
-            return self._propagate_bw(state, lines, deps)
-        C, h = self.C, self.h
-        specs, sids, cache = self.specs, self.sids, _CACHE
-        inq = bytearray(self.nlines)
-        rnd = [0] * self.nlines if steps is not None else None
-        dq: deque[int] = deque()
-        for lid in (range(self.nlines) if lines is None else lines):
-            if not inq[lid]:
-                inq[lid] = 1
-                dq.append(lid)
+        core = self._core
+        record: list | None = [] if steps is not None else None
         known = (self.h * self.w - self.unknown_count(state)) if steps is not None else 0
-        settle = settle_masks
-        solves = removed = 0
-        pop, push = dq.popleft, dq.append
-        clock, tick = self.deadline, 0
         try:
-            while dq:
-                if clock is not None:
-                    tick += 1
-                    if tick & 255 == 0:
-                        clock.check("line solving")
-                lid = pop()
-                inq[lid] = 0
-                base = lid * C
-                old = tuple(state[base:base + C])
-                key = (sids[lid], old)
-                res = cache.get(key, False)
-                if res is False:
-                    solves += 1
-                    res = cache[key] = settle(specs[lid], old)
-                if res is None:
-                    if deps is not None:
-                        self.conflict = deps[lid]
-                    return False
-                if res == old:
-                    continue
-                if lid < h:
-                    other, bit = h, 1 << lid
-                else:
-                    other, bit = 0, 1 << (lid - h)
-                nbit = ~bit
-                changed = 0
-                dl = deps[lid] if deps is not None else 0
-                for ci in range(C):
-                    d = old[ci] ^ res[ci]
-                    if d:
-                        changed |= d
-                        removed += d.bit_count()
-                        state[base + ci] = res[ci]
-                        while d:
-                            low = d & -d
-                            d ^= low
-                            ol = other + low.bit_length() - 1
-                            state[ol * C + ci] &= nbit
-                            if dl:
-                                deps[ol] |= dl
-                            if not inq[ol]:
-                                inq[ol] = 1
-                                push(ol)
-                                if rnd is not None:
-                                    rnd[ol] = rnd[lid] + 1
-                if steps is not None:
-                    known = self._record(steps, lid, rnd[lid], old, res, changed, known)
-            return True
+            ok = core.propagate(state, lines, deps, record, self.deadline, CACHE_SIZE)
         finally:
-            self.line_solves += solves
-            self.removed = removed
+            self.removed = core.removed
+            if record:
+                for lid, rnd, old, res, changed in record:
+                    known = self._record(steps, lid, rnd, old, res, changed, known)
+        if not ok and deps is not None:
+            self.conflict = core.conflict
+        return ok
 
-    def _propagate_bw(self, state: list[int], lines: Iterable[int] | None,
-                      deps: list[int] | None = None) -> bool:
-        """:meth:`propagate` for black and white (two masks per line), without recording.
-
-        The hot loop of probing and search: a line's masks ``W`` (may be white) and ``K`` (may be
-        black) look up a per-clue table keyed by the one integer ``W << n | K`` whose entry is
-        ``_SAME`` (the line is settled), ``_FAIL`` or the bits to remove, so that the common case,
-        a line already settled in that state, costs one dictionary probe.
-        """
-        if _BW_COUNT[0] > CACHE_SIZE:
-            _clear_bw()
-        caches, shifts, specs = self._bw_caches, self._shifts, self.specs
-        if caches is None:
-            caches = self._bw_caches = [_BW.setdefault(sid, {}) for sid in self.sids]
-        inq = bytearray(self.nlines)
-        dq: deque[int] = deque()
-        for lid in (range(self.nlines) if lines is None else lines):
-            if not inq[lid]:
-                inq[lid] = 1
-                dq.append(lid)
-        settle = settle_bw
-        h = self.h
-        solves = removed = 0
-        same, fail = _SAME, _FAIL
-        pop, push = dq.popleft, dq.append
-        clock, tick = self.deadline, 0
+    def reprobe(self, prev: list[int], state: Sequence[int], deps: list[int] | None = None):
+        """An earlier probe's propagated state ``prev`` narrowed by the current ``state``: None
+        when that changes nothing, else ``(ok, child, cut)``: the narrowed copy propagated from
+        the lines it changed (as :meth:`propagate`, ``self.removed`` set) and the colour bits the
+        narrowing itself removed."""
+        core = self._core
         try:
-            while dq:
-                if clock is not None:
-                    tick += 1
-                    if tick & 255 == 0:
-                        clock.check("line solving")
-                lid = pop()
-                inq[lid] = 0
-                b = lid + lid
-                W = state[b]
-                K = state[b + 1]
-                table = caches[lid]
-                key = W << shifts[lid] | K
-                res = table.get(key)
-                if res is same:
-                    continue
-                if res is None:
-                    solves += 1
-                    n, lens, _, _ = specs[lid]
-                    got = settle(n, lens, W, K)
-                    if got is None:
-                        res = fail
-                    elif got[0] == W and got[1] == K:
-                        res = same
-                    else:
-                        res = (W ^ got[0], K ^ got[1])
-                    table[key] = res
-                    if res is same:
-                        continue
-                if res is fail:
-                    if deps is not None:
-                        self.conflict = deps[lid]
-                    return False
-                dW, dK = res
-                if lid < h:
-                    other, nbit = h + h, ~(1 << lid)
-                else:
-                    other, nbit = 0, ~(1 << (lid - h))
-                dl = deps[lid] if deps is not None else 0
-                for off, d in ((0, dW), (1, dK)):  # the white bits, then the black
-                    if not d:
-                        continue
-                    state[b + off] ^= d
-                    removed += d.bit_count()
-                    while d:
-                        low = d & -d
-                        d ^= low
-                        o = other + 2 * low.bit_length() - 2 + off
-                        state[o] &= nbit
-                        ol = o >> 1
-                        if dl:
-                            deps[ol] |= dl
-                        if not inq[ol]:
-                            inq[ol] = 1
-                            push(ol)
-            return True
+            got = core.reprobe(prev, state, deps, self.deadline, CACHE_SIZE)
         finally:
-            self.line_solves += solves
-            _BW_COUNT[0] += solves
-            self.removed = removed
+            self.removed = core.removed
+        if got is not None and not got[0] and deps is not None:
+            self.conflict = core.conflict
+        return got
 
     def _record(self, steps: list[Step], lid: int, rnd: int, old, res, changed: int,
                 known: int) -> int:

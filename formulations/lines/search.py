@@ -63,12 +63,12 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
-from itertools import compress, count
-from operator import and_, ne, or_, xor
+from operator import and_, or_, xor
 
 from ..clock import Deadline, OutOfTime
 from ..puzzle import Grid, Puzzle
 from ..results import Status
+from . import engine as _engine
 from .engine import Engine
 
 State = list[int]
@@ -377,39 +377,23 @@ class _Search:
         C = eng.C
         self.sequences += 1
         seq = self.sequences
-        best = None
-        best_left = 1 << 62
-        pad = None  # C == 2: AND of every probe's state; a cleared bit = its other colour implied
-        tried: list[State] = []  # C > 2: the probes' states, for the same test cell by cell
-        done = self.done
-        try_one = self._try
-        for i, mask in self.frontier(state, ref, recent):
-            base = i * C
-            while mask:
-                low = mask & -mask
-                mask ^= low
-                j = low.bit_length() - 1
-                for ci in range(C):
-                    if not state[base + ci] & low:
-                        continue
-                    if C == 2:
-                        if pad is not None and not pad[base + 1 - ci] & low:
-                            continue  # an earlier probe implied this colour here
-                    elif tried and any(all(not t[base + k] & low for k in range(C) if k != ci)
-                                       for t in tried):
-                        continue
-                    ok, child, cdeps, left = try_one(state, deps, bits, i, j, ci, memo, B, seq)
-                    if ok and left != done:
-                        if C == 2:
-                            pad = child if pad is None else list(map(and_, pad, child))
-                        else:
-                            tried.append(child)
-                        if left < best_left:
-                            best_left = left
-                            best = (i, j, ci, child, cdeps, left)
-                        continue
-                    return self._narrow(state, deps, bits, i, j, ci, child if ok else None,
-                                        memo, B, seq)
+        # compiled (Core.probe_seq): the frontier's cells, colour by colour, each skipped when an
+        # earlier probe of the sequence implied the colour (C == 2: the AND of the probes'
+        # states has the other colour cleared there; more colours: some probe's state leaves
+        # only this colour); the first probe that contradicts or completes the grid ends it
+        tick = self.tick if self.end is not None else None
+        narrowed, got, probes, reused = eng._core.probe_seq(
+            state, deps, bits, memo, B, seq, self.done, eng.deadline, _engine.CACHE_SIZE,
+            (self.frontier(state, ref, recent), tick))
+        self.probes += probes
+        self.reused += reused
+        eng.removed = eng._core.removed
+        if narrowed:
+            i, j, ci, child = got
+            if child is None and deps is not None:
+                eng.conflict = eng._core.conflict
+            return self._narrow(state, deps, bits, i, j, ci, child, memo, B, seq)
+        best = got
         if self.rule == "balanced" and C == 2:
             return _BRANCH, best, self._balanced(state, bits, memo, seq) or best
         return _BRANCH, best, best
@@ -418,43 +402,19 @@ class _Search:
              memo: dict, B: int, seq: int):
         """One probe: (propagated without contradiction, its state, deps and colour bits)."""
         eng = self.eng
-        C, h = eng.C, eng.h
         if self.end is not None and time.perf_counter() > self.end:
             raise OutOfTime("search")
-        key = (i, j, ci)
-        old = memo.get(key)
-        cdeps = None
-        if old is not None:
-            if old[3] == seq:
-                return True, old[0], old[1], old[2]
-            prev = old[0]
-            child = list(map(and_, prev, state))
-            if child == prev:
-                self.reused += 1
-                memo[key] = (child, old[1], old[2], seq)
-                return True, child, old[1], old[2]
-            changed = list(compress(count(), map(ne, child, prev)))
-            hC = h * C
-            cut = sum((child[k] ^ prev[k]).bit_count() for k in changed if k < hC)
-            if deps is not None:
-                cdeps = list(map(or_, old[1], deps))
-            self.probes += 1
-            ok = eng.propagate(child, {k // C for k in changed}, deps=cdeps)
-            left = old[2] - cut - eng.removed
-        else:
-            child = state.copy()
-            r = eng.assign(child, i, j, ci)
-            if deps is not None:
-                cdeps = deps.copy()
-                cdeps[i] |= B
-                cdeps[h + j] |= B
-            self.probes += 1
-            ok = eng.propagate(child, (i, h + j), deps=cdeps)
-            left = bits - r - eng.removed
-        if ok and left != self.done:
-            memo[key] = (child, cdeps, left, seq)
-        else:
-            memo.pop(key, None)
+        # compiled (Core.try_probe): ``memo[(i, j, ci)]`` from this sequence is the answer;
+        # from an earlier one, its state narrowed by this one and propagated from the lines
+        # that changed (unchanged: reused as it is); else a copy of the state with the cell set,
+        # propagated from its row and column; kept in ``memo`` unless it failed or completed
+        ok, child, cdeps, left, probes, reused = eng._core.try_probe(
+            state, deps, bits, memo, B, seq, self.done, eng.deadline, _engine.CACHE_SIZE, (i, j, ci))
+        self.probes += probes
+        self.reused += reused
+        eng.removed = eng._core.removed
+        if not ok and deps is not None:
+            eng.conflict = eng._core.conflict
         return ok, child, cdeps, left
 
     def _narrow(self, state: State, deps: list[int] | None, bits: int, i: int, j: int, ci: int,
@@ -591,31 +551,19 @@ class _Search:
         """The ``k`` open cells whose likeliest colour is nearest to 50 %, nearest first, each
         with that colour."""
         eng = self.eng
-        C, h = eng.C, eng.h
         end = self.end
         probs = []
         for line in range(eng.nlines):  # O(cells x blocks) a line: the clock is read per line
             if end is not None and time.perf_counter() > end:
                 raise OutOfTime("choosing a guess (line placement counts)")
             probs.append(self._line_probabilities(state, line))
-        scored = []
-        for n, (i, j) in enumerate(self._open_cells(state)):
-            # a million open cells take seconds: the clock is read every CELLS_PER_CLOCK_READ
-            if end is not None and not n % CELLS_PER_CLOCK_READ and time.perf_counter() > end:
-                raise OutOfTime("choosing a guess (scoring the open cells)")
-            pr, pc = probs[i], probs[h + j]
-            # per colour index: the row's and the column's shares, combined as independent
-            # evidence, normalised over the colours still possible
-            comb = [pr[ci][j] * pc[ci][i] for ci in range(C)]
-            total = sum(comb)
-            if total <= 0:
-                continue
-            top = max(range(C), key=comb.__getitem__)
-            scored.append((abs(comb[top] / total - 0.5), i, j, top))
-        if k == 1:
-            return [min(scored)[1:]] if scored else []
-        scored.sort()
-        return [s[1:] for s in scored[:k]]
+        # per open cell and colour index: the row's and the column's shares, combined as
+        # independent evidence, normalised over the colours still possible; the k cells whose
+        # likeliest colour is nearest to 50 % (compiled: Core.rank)
+        ranked = eng._core.rank(state, probs, k)  # a million cells in milliseconds: one read
+        if end is not None and time.perf_counter() > end:
+            raise OutOfTime("choosing a guess (scoring the open cells)")
+        return ranked
 
     def _hybrid(self, state: State, deps, bits: int, memo: dict, B: int, seq: int):
         """The ``hybrid`` rule: probe both colours of the :data:`HYBRID_CANDIDATES` cells the

@@ -1,0 +1,1709 @@
+/* The compiled line-solving core: settling one line (seed 003's Settle, bit-parallel over
+ * multi-word bit sets, so lines of any length) and the propagation queue over rows and columns
+ * with a memo of settled lines shared by every engine.
+ *
+ * The algorithms are those described in formulations/lines/settle.py and engine.py; this file
+ * is their only implementation. A line of n cells is held as ceil((n + 1) / 64) words per
+ * colour (bit positions 0..n: position n is the boundary after the last cell, needed by the
+ * forward and backward passes); bits above position n are always zero.
+ *
+ * Python sees ints (one position bit set per line and colour, as before); they are converted to
+ * words at the boundary. Built by setup.py (plain C API, no Cython), see docs/line_core.md.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+#include <math.h>
+
+typedef uint64_t u64;
+
+#if defined(__GNUC__)
+#define INLINE static inline __attribute__((always_inline))
+#define POPC(x) ((int)__builtin_popcountll(x))
+#define CTZ(x) ((int)__builtin_ctzll(x))
+#else
+#define INLINE static inline
+static int POPC(u64 x) { int c = 0; while (x) { x &= x - 1; c++; } return c; }
+static int CTZ(u64 x) { int c = 0; while (!(x & 1)) { x >>= 1; c++; } return c; }
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Python ints <-> little-endian words
+ * ------------------------------------------------------------------------------------------- */
+
+static int int_to_words(PyObject *o, u64 *w, int nw)
+{
+    if (!PyLong_Check(o)) {
+        PyErr_SetString(PyExc_TypeError, "line masks must be ints");
+        return -1;
+    }
+    if (nw == 1) {
+        unsigned long long v = PyLong_AsUnsignedLongLong(o);
+        if (v == (unsigned long long)-1 && PyErr_Occurred())
+            return -1;
+        w[0] = v;
+        return 0;
+    }
+#if PY_VERSION_HEX >= 0x030D0000
+    {
+        Py_ssize_t need = PyLong_AsNativeBytes(o, w, (Py_ssize_t)nw * 8,
+                                               Py_ASNATIVEBYTES_LITTLE_ENDIAN
+                                               | Py_ASNATIVEBYTES_UNSIGNED_BUFFER
+                                               | Py_ASNATIVEBYTES_REJECT_NEGATIVE);
+        if (need < 0)
+            return -1;
+        if (need > (Py_ssize_t)nw * 8) {
+            PyErr_SetString(PyExc_OverflowError, "line mask longer than its line");
+            return -1;
+        }
+    }
+#else
+    if (_PyLong_AsByteArray((PyLongObject *)o, (unsigned char *)w, (size_t)nw * 8, 1, 0) < 0)
+        return -1;
+#endif
+#if !PY_LITTLE_ENDIAN
+    for (int i = 0; i < nw; i++)
+        w[i] = __builtin_bswap64(w[i]);
+#endif
+    return 0;
+}
+
+static PyObject *words_to_int(const u64 *w, int nw)
+{
+    if (nw == 1)
+        return PyLong_FromUnsignedLongLong(w[0]);
+    int used = nw;
+    while (used > 1 && !w[used - 1])
+        used--;
+    if (used == 1)
+        return PyLong_FromUnsignedLongLong(w[0]);
+#if PY_LITTLE_ENDIAN
+    const u64 *src = w;
+#else
+    u64 tmp[used];
+    for (int i = 0; i < used; i++)
+        tmp[i] = __builtin_bswap64(w[i]);
+    const u64 *src = tmp;
+#endif
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyLong_FromUnsignedNativeBytes(src, (size_t)used * 8, Py_ASNATIVEBYTES_LITTLE_ENDIAN);
+#else
+    return _PyLong_FromByteArray((const unsigned char *)src, (size_t)used * 8, 1, 0);
+#endif
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Bit sets of nw words (positions 0..n; the top word masked by `top`)
+ * ------------------------------------------------------------------------------------------- */
+
+INLINE int nwords(int n) { return n / 64 + 1; }
+INLINE u64 topmask(int n) { int b = (n % 64) + 1; return b == 64 ? ~(u64)0 : (((u64)1 << b) - 1); }
+/* cells 0..n-1 of word i */
+INLINE u64 fullword(int n, int i)
+{
+    int lo = i * 64;
+    if (n >= lo + 64) return ~(u64)0;
+    if (n <= lo) return 0;
+    return ((u64)1 << (n - lo)) - 1;
+}
+
+INLINE void bs_copy(u64 *d, const u64 *s, int nw) { for (int i = 0; i < nw; i++) d[i] = s[i]; }
+INLINE void bs_zero(u64 *d, int nw) { for (int i = 0; i < nw; i++) d[i] = 0; }
+INLINE int bs_any(const u64 *s, int nw) { u64 a = 0; for (int i = 0; i < nw; i++) a |= s[i]; return a != 0; }
+INLINE int bs_eq(const u64 *a, const u64 *b, int nw)
+{ for (int i = 0; i < nw; i++) if (a[i] != b[i]) return 0; return 1; }
+INLINE int bs_bit(const u64 *s, int p) { return (int)(s[p >> 6] >> (p & 63)) & 1; }
+INLINE void bs_setbit(u64 *s, int p) { s[p >> 6] |= (u64)1 << (p & 63); }
+
+/* d = s >> k (d may be s: words are read at or above the one written) */
+INLINE void bs_shr(u64 *d, const u64 *s, int k, int nw)
+{
+    int q = k >> 6, r = k & 63;
+    for (int i = 0; i < nw; i++) {
+        u64 lo = (i + q < nw) ? s[i + q] : 0;
+        u64 hi = (i + q + 1 < nw) ? s[i + q + 1] : 0;
+        d[i] = r ? ((lo >> r) | (hi << (64 - r))) : lo;
+    }
+}
+
+/* d = (s << k) & top-masked (d may be s: written from the top down) */
+INLINE void bs_shl(u64 *d, const u64 *s, int k, int nw, u64 top)
+{
+    int q = k >> 6, r = k & 63;
+    for (int i = nw - 1; i >= 0; i--) {
+        u64 hi = (i - q >= 0) ? s[i - q] : 0;
+        u64 lo = (i - q - 1 >= 0) ? s[i - q - 1] : 0;
+        d[i] = r ? ((hi << r) | (lo >> (64 - r))) : hi;
+    }
+    d[nw - 1] &= top;
+}
+
+/* f = ((W + (e & W)) ^ W) | e : e extended over the runs of cells that may be background */
+INLINE void bs_extend(u64 *f, const u64 *W, const u64 *e, int nw, u64 top)
+{
+    u64 carry = 0;
+    for (int i = 0; i < nw; i++) {
+        u64 a = W[i], b = e[i] & W[i];
+        u64 s = a + b;
+        u64 c1 = s < a;
+        u64 s2 = s + carry;
+        u64 c2 = s2 < s;
+        carry = c1 | c2;
+        f[i] = (s2 ^ a) | e[i];
+    }
+    f[nw - 1] &= top;
+}
+
+/* r = positions s with cells s .. s+L-1 all in `mask` (doubling AND); t: scratch */
+INLINE void bs_fit(u64 *r, const u64 *mask, int L, int nw, u64 *t)
+{
+    bs_copy(r, mask, nw);
+    int c = 1;
+    while (c + c <= L) {
+        bs_shr(t, r, c, nw);
+        for (int i = 0; i < nw; i++) r[i] &= t[i];
+        c += c;
+    }
+    if (L > c) {
+        bs_shr(t, r, L - c, nw);
+        for (int i = 0; i < nw; i++) r[i] &= t[i];
+    }
+}
+
+/* acc |= cells covered by a block of L starting at any position of `starts`; r, t: scratch */
+INLINE void bs_smear_or(u64 *acc, const u64 *starts, int L, int nw, u64 top, u64 *r, u64 *t)
+{
+    bs_copy(r, starts, nw);
+    int c = 1;
+    while (c + c <= L) {
+        bs_shl(t, r, c, nw, top);
+        for (int i = 0; i < nw; i++) r[i] |= t[i];
+        c += c;
+    }
+    if (L > c) {
+        bs_shl(t, r, L - c, nw, top);
+        for (int i = 0; i < nw; i++) r[i] |= t[i];
+    }
+    for (int i = 0; i < nw; i++) acc[i] |= r[i];
+}
+
+#define MAX_LEVELS 40  /* Kogge-Stone levels: shifts 1, 2, 4, ... <= n */
+
+/* Scratch words settle needs for a line of m blocks and nw words */
+static size_t settle_scratch(int m, int nw, int ncol)
+{
+    return (size_t)nw * (3 * (size_t)(m + 1) + 2 * (size_t)m + MAX_LEVELS + 16 + (size_t)ncol);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Black and white: W (may be background), K (may be black) -> narrowed (outW, outK); 0 = no fit
+ * ------------------------------------------------------------------------------------------- */
+
+INLINE int settle_bw_impl(int n, int nw, int m, const int *lens, const u64 *W, const u64 *K,
+                          u64 *outW, u64 *outK, u64 *scr)
+{
+    u64 top = topmask(n);
+    if (!m) {
+        for (int i = 0; i < nw; i++) {
+            if (W[i] != fullword(n, i)) return 0;
+            outW[i] = W[i];
+            outK[i] = 0;
+        }
+        return 1;
+    }
+    u64 *F = scr, *S = F + (size_t)(m + 1) * nw, *G = S + (size_t)m * nw;
+    u64 *e = G + (size_t)MAX_LEVELS * nw, *st = e + nw, *r = st + nw, *t = r + nw, *x = t + nw;
+    u64 *v = x + nw, *y = v + nw, *wh = y + nw, *bl = wh + nw, *r2 = bl + nw;
+    int shs[MAX_LEVELS];
+
+    bs_zero(e, nw);
+    e[0] = 1;
+    bs_extend(F, W, e, nw, top);
+    bs_copy(st, F, nw);
+    for (int k = 0; k < m; k++) {
+        int L = lens[k];
+        u64 *s = S + (size_t)k * nw;
+        u64 any = 0;
+        if (L == 1) {
+            for (int i = 0; i < nw; i++) { s[i] = st[i] & K[i]; any |= s[i]; }
+        } else {
+            bs_fit(r, K, L, nw, t);
+            for (int i = 0; i < nw; i++) { s[i] = st[i] & r[i]; any |= s[i]; }
+        }
+        if (!any) return 0;
+        bs_shl(e, s, L, nw, top);
+        u64 *f = F + (size_t)(k + 1) * nw;
+        bs_extend(f, W, e, nw, top);
+        for (int i = 0; i < nw; i++) st[i] = f[i] & W[i];
+        bs_shl(st, st, 1, nw, top);
+    }
+    const u64 *Fm = F + (size_t)m * nw;
+    if (!bs_bit(Fm, n)) return 0;
+    /* the backward closure from position n, over runs of cells that may be background */
+    bs_zero(x, nw);
+    bs_setbit(x, n);
+    int nl = 0, sh = 1;
+    bs_copy(G, W, nw);
+    while (sh <= n && nl < MAX_LEVELS - 1 && bs_any(G + (size_t)nl * nw, nw)) {
+        u64 *g = G + (size_t)nl * nw, *g2 = g + nw;
+        shs[nl] = sh;
+        bs_shr(t, x, sh, nw);
+        for (int i = 0; i < nw; i++) x[i] |= t[i] & g[i];
+        bs_shr(t, g, sh, nw);
+        for (int i = 0; i < nw; i++) g2[i] = g[i] & t[i];
+        sh += sh;
+        nl++;
+    }
+    bs_shr(t, x, 1, nw);
+    for (int i = 0; i < nw; i++) { wh[i] = Fm[i] & t[i]; bl[i] = 0; }
+    /* ends = x */
+    u64 *ends = x;
+    for (int k = m - 1; k >= 0; k--) {
+        int L = lens[k];
+        const u64 *s = S + (size_t)k * nw;
+        bs_shr(v, ends, L, nw);
+        u64 any = 0;
+        for (int i = 0; i < nw; i++) { v[i] &= s[i]; any |= v[i]; }
+        if (!any) return 0;
+        if (L == 1) {
+            for (int i = 0; i < nw; i++) bl[i] |= v[i];
+        } else {
+            bs_smear_or(bl, v, L, nw, top, r2, t);
+        }
+        for (int l = 0; l < nl; l++) {  /* Kogge-Stone, stopped at the first level adding nothing */
+            const u64 *g = G + (size_t)l * nw;
+            bs_shr(t, v, shs[l], nw);
+            u64 add = 0;
+            for (int i = 0; i < nw; i++) { y[i] = v[i] | (t[i] & g[i]); add |= y[i] ^ v[i]; }
+            if (!add) break;
+            bs_copy(v, y, nw);
+        }
+        bs_shr(v, v, 1, nw);
+        const u64 *Fk = F + (size_t)k * nw;
+        for (int i = 0; i < nw; i++) {
+            wh[i] |= Fk[i] & v[i];
+            ends[i] = v[i] & W[i];
+        }
+    }
+    for (int i = 0; i < nw; i++) {
+        wh[i] &= W[i];
+        if ((wh[i] | bl[i]) != fullword(n, i)) return 0;
+    }
+    bs_copy(outW, wh, nw);
+    bs_copy(outK, bl, nw);
+    return 1;
+}
+
+static int settle_bw_n(int n, int nw, int m, const int *lens, const u64 *W, const u64 *K,
+                       u64 *outW, u64 *outK, u64 *scr)
+{
+    if (nw == 1)  /* specialised by the compiler for one word */
+        return settle_bw_impl(n, 1, m, lens, W, K, outW, outK, scr);
+    if (nw == 2)
+        return settle_bw_impl(n, 2, m, lens, W, K, outW, outK, scr);
+    return settle_bw_impl(n, nw, m, lens, W, K, outW, outK, scr);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Colour: valid starts per block (V), forward F and backward B sets; 0 = no fit
+ * masks: ncol bit sets of nw words, index 0 the background
+ * ------------------------------------------------------------------------------------------- */
+
+INLINE int valid_starts_impl(int n, int nw, int m, const int *lens, const int *cidx,
+                             const unsigned char *gaps, const u64 *masks,
+                             u64 *V, u64 *F, u64 *B, u64 *scr)
+{
+    u64 top = topmask(n);
+    const u64 *W = masks;
+    u64 *S = scr, *G = S + (size_t)m * nw;
+    u64 *e = G + (size_t)MAX_LEVELS * nw, *st = e + nw, *r = st + nw, *t = r + nw;
+    int shs[MAX_LEVELS];
+
+    bs_zero(e, nw);
+    e[0] = 1;
+    bs_extend(F, W, e, nw, top);
+    bs_copy(st, F, nw);
+    for (int k = 0; k < m; k++) {
+        int L = lens[k];
+        u64 *s = S + (size_t)k * nw;
+        bs_fit(r, masks + (size_t)cidx[k] * nw, L, nw, t);
+        u64 any = 0;
+        for (int i = 0; i < nw; i++) { s[i] = st[i] & r[i]; any |= s[i]; }
+        if (!any) return 0;
+        bs_shl(e, s, L, nw, top);
+        u64 *f = F + (size_t)(k + 1) * nw;
+        bs_extend(f, W, e, nw, top);
+        if (k < m - 1 && gaps[k]) {
+            for (int i = 0; i < nw; i++) st[i] = f[i] & W[i];
+            bs_shl(st, st, 1, nw, top);
+        } else {
+            bs_copy(st, f, nw);
+        }
+    }
+    if (!bs_bit(F + (size_t)m * nw, n)) return 0;
+    int nl = 0, sh = 1;
+    bs_copy(G, W, nw);
+    while (sh <= n && nl < MAX_LEVELS - 1 && bs_any(G + (size_t)nl * nw, nw)) {
+        u64 *g = G + (size_t)nl * nw, *g2 = g + nw;
+        shs[nl] = sh;
+        bs_shr(t, g, sh, nw);
+        for (int i = 0; i < nw; i++) g2[i] = g[i] & t[i];
+        sh += sh;
+        nl++;
+    }
+#define DOWN(X) do { for (int l_ = 0; l_ < nl; l_++) { const u64 *g_ = G + (size_t)l_ * nw; \
+        bs_shr(t, (X), shs[l_], nw); for (int i_ = 0; i_ < nw; i_++) (X)[i_] |= t[i_] & g_[i_]; } } while (0)
+    u64 *Bm = B + (size_t)m * nw;
+    bs_zero(Bm, nw);
+    bs_setbit(Bm, n);
+    DOWN(Bm);
+    u64 *ends = r;
+    bs_copy(ends, Bm, nw);
+    for (int k = m - 1; k >= 0; k--) {
+        int L = lens[k];
+        u64 *v = V + (size_t)k * nw;
+        const u64 *s = S + (size_t)k * nw;
+        bs_shr(v, ends, L, nw);
+        u64 any = 0;
+        for (int i = 0; i < nw; i++) { v[i] &= s[i]; any |= v[i]; }
+        if (!any) return 0;
+        u64 *bk = B + (size_t)k * nw;
+        bs_copy(bk, v, nw);
+        DOWN(bk);
+        if (k) {
+            if (gaps[k - 1]) {
+                bs_shr(ends, bk, 1, nw);
+                for (int i = 0; i < nw; i++) ends[i] &= W[i];
+            } else {
+                bs_copy(ends, bk, nw);
+            }
+        }
+    }
+#undef DOWN
+    return 1;
+}
+
+static int valid_starts_n(int n, int nw, int m, const int *lens, const int *cidx,
+                          const unsigned char *gaps, const u64 *masks, u64 *V, u64 *F, u64 *B,
+                          u64 *scr)
+{
+    if (nw == 1)
+        return valid_starts_impl(n, 1, m, lens, cidx, gaps, masks, V, F, B, scr);
+    return valid_starts_impl(n, nw, m, lens, cidx, gaps, masks, V, F, B, scr);
+}
+
+/* out: ncol bit sets; 0 = no fit */
+static int settle_colour_n(int n, int nw, int m, const int *lens, const int *cidx,
+                           const unsigned char *gaps, int ncol, const u64 *masks, u64 *out,
+                           u64 *scr)
+{
+    u64 top = topmask(n);
+    if (!m) {
+        for (int i = 0; i < nw; i++)
+            if (masks[i] != fullword(n, i)) return 0;
+        bs_copy(out, masks, nw);
+        bs_zero(out + nw, (ncol - 1) * nw);
+        return 1;
+    }
+    u64 *V = scr, *F = V + (size_t)m * nw, *B = F + (size_t)(m + 1) * nw;
+    u64 *rest = B + (size_t)(m + 1) * nw;
+    if (!valid_starts_n(n, nw, m, lens, cidx, gaps, masks, V, F, B, rest))
+        return 0;
+    u64 *t = rest, *r = t + nw, *t2 = r + nw;
+    bs_zero(out, (size_t)ncol * nw);
+    for (int k = 0; k <= m; k++) {
+        bs_shr(t, B + (size_t)k * nw, 1, nw);
+        const u64 *f = F + (size_t)k * nw;
+        for (int i = 0; i < nw; i++) out[i] |= f[i] & t[i];
+    }
+    for (int i = 0; i < nw; i++) out[i] &= masks[i];
+    for (int k = 0; k < m; k++)
+        bs_smear_or(out + (size_t)cidx[k] * nw, V + (size_t)k * nw, lens[k], nw, top, r, t2);
+    for (int i = 0; i < nw; i++) {
+        u64 u = 0;
+        for (int c = 0; c < ncol; c++) u |= out[(size_t)c * nw + i];
+        if (u != fullword(n, i)) return 0;
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * One line's spec from Python: (n, lens, cidx, gaps)
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct {
+    int n, m, nw;
+    int *lens, *cidx;
+    unsigned char *gaps;
+} Spec;
+
+static void spec_free(Spec *s)
+{
+    PyMem_Free(s->lens);
+    PyMem_Free(s->cidx);
+    PyMem_Free(s->gaps);
+    s->lens = s->cidx = NULL;
+    s->gaps = NULL;
+}
+
+static int int_seq(PyObject *seq, int **out, Py_ssize_t *len)
+{
+    PyObject *fast = PySequence_Fast(seq, "expected a sequence of ints");
+    if (!fast) return -1;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(fast);
+    int *a = PyMem_Malloc(sizeof(int) * (size_t)(k ? k : 1));
+    if (!a) { Py_DECREF(fast); PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < k; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (v == -1 && PyErr_Occurred()) { PyMem_Free(a); Py_DECREF(fast); return -1; }
+        a[i] = (int)v;
+    }
+    Py_DECREF(fast);
+    *out = a;
+    *len = k;
+    return 0;
+}
+
+/* spec = (n, lens, cidx, gaps) with gaps of length m - 1 (or m: the last one is ignored) */
+static int spec_from(PyObject *n_obj, PyObject *lens, PyObject *cidx, PyObject *gaps, Spec *s,
+                     int ncol)
+{
+    Py_ssize_t m, mc, mg;
+    memset(s, 0, sizeof(*s));
+    long n = PyLong_AsLong(n_obj);
+    if (n == -1 && PyErr_Occurred()) return -1;
+    if (n < 0 || n > (1L << 24)) { PyErr_SetString(PyExc_ValueError, "bad line length"); return -1; }
+    s->n = (int)n;
+    s->nw = nwords((int)n);
+    if (int_seq(lens, &s->lens, &m) < 0) return -1;
+    s->m = (int)m;
+    for (Py_ssize_t k = 0; k < m; k++)
+        if (s->lens[k] < 1) { spec_free(s); PyErr_SetString(PyExc_ValueError, "block length < 1"); return -1; }
+    if (cidx == NULL || cidx == Py_None) {
+        s->cidx = PyMem_Malloc(sizeof(int) * (size_t)(m ? m : 1));
+        for (Py_ssize_t k = 0; k < m; k++) s->cidx[k] = 1;
+    } else {
+        if (int_seq(cidx, &s->cidx, &mc) < 0) { spec_free(s); return -1; }
+        if (mc != m) { spec_free(s); PyErr_SetString(PyExc_ValueError, "cidx and lens differ in length"); return -1; }
+        for (Py_ssize_t k = 0; k < m; k++)
+            if (s->cidx[k] < 1 || s->cidx[k] >= ncol) {
+                spec_free(s); PyErr_SetString(PyExc_ValueError, "block colour index out of range"); return -1;
+            }
+    }
+    s->gaps = PyMem_Malloc((size_t)(m ? m : 1));
+    memset(s->gaps, 1, (size_t)(m ? m : 1));
+    if (gaps != NULL && gaps != Py_None) {
+        int *g;
+        if (int_seq(gaps, &g, &mg) < 0) { spec_free(s); return -1; }
+        for (Py_ssize_t k = 0; k < mg && k < m; k++) s->gaps[k] = g[k] != 0;
+        PyMem_Free(g);
+    }
+    return 0;
+}
+
+static int spec_from_tuple(PyObject *spec, Spec *s, int ncol)
+{
+    if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 4) {
+        PyErr_SetString(PyExc_TypeError, "a line spec is (n, lens, cidx, gaps)");
+        return -1;
+    }
+    return spec_from(PyTuple_GET_ITEM(spec, 0), PyTuple_GET_ITEM(spec, 1),
+                     PyTuple_GET_ITEM(spec, 2), PyTuple_GET_ITEM(spec, 3), s, ncol);
+}
+
+static int masks_in(PyObject *masks, int ncol, int nw, u64 *buf)
+{
+    for (int c = 0; c < ncol; c++) {
+        PyObject *o = PySequence_GetItem(masks, c);
+        if (!o) return -1;
+        int rc = int_to_words(o, buf + (size_t)c * nw, nw);
+        Py_DECREF(o);
+        if (rc < 0) return -1;
+    }
+    return 0;
+}
+
+static PyObject *masks_out(const u64 *buf, int ncol, int nw)
+{
+    PyObject *t = PyTuple_New(ncol);
+    if (!t) return NULL;
+    for (int c = 0; c < ncol; c++) {
+        PyObject *o = words_to_int(buf + (size_t)c * nw, nw);
+        if (!o) { Py_DECREF(t); return NULL; }
+        PyTuple_SET_ITEM(t, c, o);
+    }
+    return t;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Module-level functions on one line
+ * ------------------------------------------------------------------------------------------- */
+
+PyDoc_STRVAR(settle_bw_doc,
+"settle_bw(n, lens, W, K) -> (white, black) | None\n\n"
+"One black-and-white line: W the cells that may be background, K those that may be black;\n"
+"the cells each keeps in some valid placement, or None when no placement fits.");
+
+static PyObject *py_settle_bw(PyObject *self, PyObject *args)
+{
+    PyObject *n_obj, *lens, *Wo, *Ko;
+    if (!PyArg_ParseTuple(args, "OOOO", &n_obj, &lens, &Wo, &Ko)) return NULL;
+    Spec s;
+    if (spec_from(n_obj, lens, NULL, NULL, &s, 2) < 0) return NULL;
+    int nw = s.nw;
+    size_t need = (size_t)nw * 4 + settle_scratch(s.m, nw, 2);
+    u64 *buf = PyMem_Calloc(need, sizeof(u64));
+    PyObject *res = NULL;
+    if (!buf) { spec_free(&s); return PyErr_NoMemory(); }
+    u64 *W = buf, *K = W + nw, *oW = K + nw, *oK = oW + nw, *scr = oK + nw;
+    if (int_to_words(Wo, W, nw) < 0 || int_to_words(Ko, K, nw) < 0) goto done;
+    W[nw - 1] &= topmask(s.n) >> 1;  /* cells 0..n-1 only */
+    K[nw - 1] &= topmask(s.n) >> 1;
+    if (!settle_bw_n(s.n, nw, s.m, s.lens, W, K, oW, oK, scr)) {
+        res = Py_None;
+        Py_INCREF(res);
+        goto done;
+    }
+    res = PyTuple_New(2);
+    if (!res) goto done;
+    PyTuple_SET_ITEM(res, 0, words_to_int(oW, nw));
+    PyTuple_SET_ITEM(res, 1, words_to_int(oK, nw));
+    if (!PyTuple_GET_ITEM(res, 0) || !PyTuple_GET_ITEM(res, 1)) Py_CLEAR(res);
+done:
+    PyMem_Free(buf);
+    spec_free(&s);
+    return res;
+}
+
+PyDoc_STRVAR(settle_masks_doc,
+"settle_masks(spec, masks) -> tuple | None\n\n"
+"Narrow one line's per-colour position masks (index 0 the background) to the union of its\n"
+"valid placements; None when no placement fits. spec = (n, lens, cidx, gaps).");
+
+static PyObject *py_settle_masks(PyObject *self, PyObject *args)
+{
+    PyObject *spec, *masks;
+    if (!PyArg_ParseTuple(args, "OO", &spec, &masks)) return NULL;
+    Py_ssize_t nc = PySequence_Size(masks);
+    if (nc < 0) return NULL;
+    if (nc < 1) { PyErr_SetString(PyExc_ValueError, "a line needs a background mask"); return NULL; }
+    int ncol = (int)nc;
+    Spec s;
+    if (spec_from_tuple(spec, &s, ncol) < 0) return NULL;
+    int nw = s.nw;
+    size_t need = (size_t)nw * 2 * ncol + settle_scratch(s.m, nw, ncol);
+    u64 *buf = PyMem_Calloc(need, sizeof(u64));
+    PyObject *res = NULL;
+    if (!buf) { spec_free(&s); return PyErr_NoMemory(); }
+    u64 *in = buf, *out = in + (size_t)nw * ncol, *scr = out + (size_t)nw * ncol;
+    if (masks_in(masks, ncol, nw, in) < 0) goto done;
+    for (int c = 0; c < ncol; c++) in[(size_t)c * nw + nw - 1] &= topmask(s.n) >> 1;
+    int ok = ncol == 2
+        ? settle_bw_n(s.n, nw, s.m, s.lens, in, in + nw, out, out + nw, scr)
+        : settle_colour_n(s.n, nw, s.m, s.lens, s.cidx, s.gaps, ncol, in, out, scr);
+    if (!ok) { res = Py_None; Py_INCREF(res); goto done; }
+    res = masks_out(out, ncol, nw);
+done:
+    PyMem_Free(buf);
+    spec_free(&s);
+    return res;
+}
+
+PyDoc_STRVAR(valid_starts_doc,
+"valid_starts(spec, masks) -> list[int] | None\n\n"
+"Per block, the bit set of start positions used by some valid placement; None: no fit.");
+
+static PyObject *py_valid_starts(PyObject *self, PyObject *args)
+{
+    PyObject *spec, *masks;
+    if (!PyArg_ParseTuple(args, "OO", &spec, &masks)) return NULL;
+    Py_ssize_t nc = PySequence_Size(masks);
+    if (nc < 0) return NULL;
+    if (nc < 1) { PyErr_SetString(PyExc_ValueError, "a line needs a background mask"); return NULL; }
+    int ncol = (int)nc;
+    Spec s;
+    if (spec_from_tuple(spec, &s, ncol) < 0) return NULL;
+    int nw = s.nw, m = s.m;
+    size_t need = (size_t)nw * ncol + (size_t)nw * (3 * (size_t)m + 2) + settle_scratch(m, nw, ncol);
+    u64 *buf = PyMem_Calloc(need, sizeof(u64));
+    PyObject *res = NULL;
+    if (!buf) { spec_free(&s); return PyErr_NoMemory(); }
+    u64 *in = buf, *V = in + (size_t)nw * ncol, *F = V + (size_t)m * nw;
+    u64 *B = F + (size_t)(m + 1) * nw, *scr = B + (size_t)(m + 1) * nw;
+    if (masks_in(masks, ncol, nw, in) < 0) goto done;
+    for (int c = 0; c < ncol; c++) in[(size_t)c * nw + nw - 1] &= topmask(s.n) >> 1;
+    if (!m) {
+        res = PyList_New(0);
+        goto done;
+    }
+    if (!valid_starts_n(s.n, nw, m, s.lens, s.cidx, s.gaps, in, V, F, B, scr)) {
+        res = Py_None;
+        Py_INCREF(res);
+        goto done;
+    }
+    res = PyList_New(m);
+    if (!res) goto done;
+    for (int k = 0; k < m; k++) {
+        PyObject *o = words_to_int(V + (size_t)k * nw, nw);
+        if (!o) { Py_CLEAR(res); goto done; }
+        PyList_SET_ITEM(res, k, o);
+    }
+done:
+    PyMem_Free(buf);
+    spec_free(&s);
+    return res;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The memo of settled lines, shared by every engine: (spec id, masks) -> same / fail / new masks
+ * ------------------------------------------------------------------------------------------- */
+
+enum { R_SAME = 1, R_FAIL = 2, R_NEW = 3 };
+
+static struct {
+    u64 *arena;           /* entries: [hash, sid << 32 | kw << 2 | kind, key[kw], (val[kw])] */
+    size_t used, cap;     /* words */
+    size_t *table;        /* arena offset + 1 of each entry; 0 = empty */
+    size_t tcap, count;
+    long long clears;
+} memo;
+
+static size_t MEMO_MAX_BYTES = (size_t)256 << 20;  /* memory bound of the memo, beside its entry count */
+
+static void memo_clear(void)
+{
+    memo.used = 0;
+    memo.count = 0;
+    if (memo.table) memset(memo.table, 0, memo.tcap * sizeof(size_t));
+    memo.clears++;
+}
+
+static void memo_free(void)
+{
+    PyMem_Free(memo.arena);
+    PyMem_Free(memo.table);
+    memset(&memo, 0, sizeof(memo));
+}
+
+INLINE u64 memo_hash(int sid, int kw, const u64 *key)
+{
+    u64 h = ((u64)(unsigned)sid * 0x9E3779B97F4A7C15ULL) ^ (u64)kw;
+    for (int i = 0; i < kw; i++) {
+        h ^= key[i];
+        h *= 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+    }
+    return h | 1;
+}
+
+/* the entry of (sid, key) or NULL */
+INLINE const u64 *memo_find(int sid, int kw, const u64 *key, u64 h)
+{
+    if (!memo.tcap) return NULL;
+    size_t mask = memo.tcap - 1, i = (size_t)h & mask;
+    u64 tag = ((u64)(unsigned)sid << 32) | ((u64)kw << 2);
+    for (;;) {
+        size_t o = memo.table[i];
+        if (!o) return NULL;
+        const u64 *e = memo.arena + o - 1;
+        if (e[0] == h && (e[1] & ~(u64)3) == tag && bs_eq(e + 2, key, kw))
+            return e;
+        i = (i + 1) & mask;
+    }
+}
+
+static int memo_grow_table(void)
+{
+    size_t ncap = memo.tcap ? memo.tcap * 2 : 4096;
+    size_t *nt = PyMem_Calloc(ncap, sizeof(size_t));
+    if (!nt) return -1;
+    for (size_t i = 0; i < memo.tcap; i++) {
+        size_t o = memo.table[i];
+        if (!o) continue;
+        size_t j = (size_t)memo.arena[o - 1] & (ncap - 1);
+        while (nt[j]) j = (j + 1) & (ncap - 1);
+        nt[j] = o;
+    }
+    PyMem_Free(memo.table);
+    memo.table = nt;
+    memo.tcap = ncap;
+    return 0;
+}
+
+/* store (sid, key) -> kind [, val]; -1 on no memory (the memo stays usable) */
+static int memo_add(int sid, int kw, const u64 *key, u64 h, int kind, const u64 *val)
+{
+    size_t words = 2 + (size_t)kw + (kind == R_NEW ? (size_t)kw : 0);
+    if ((memo.used + words) * 8 > MEMO_MAX_BYTES)
+        memo_clear();
+    if (memo.used + words > memo.cap) {
+        size_t ncap = memo.cap ? memo.cap * 2 : 65536;
+        while (ncap < memo.used + words) ncap *= 2;
+        u64 *na = PyMem_Realloc(memo.arena, ncap * sizeof(u64));
+        if (!na) return -1;
+        memo.arena = na;
+        memo.cap = ncap;
+    }
+    if ((memo.count + 1) * 2 > memo.tcap && memo_grow_table() < 0)
+        return -1;
+    u64 *e = memo.arena + memo.used;
+    e[0] = h;
+    e[1] = ((u64)(unsigned)sid << 32) | ((u64)kw << 2) | (u64)kind;
+    bs_copy(e + 2, key, kw);
+    if (kind == R_NEW) bs_copy(e + 2 + kw, val, kw);
+    size_t mask = memo.tcap - 1, i = (size_t)h & mask;
+    while (memo.table[i]) i = (i + 1) & mask;
+    memo.table[i] = memo.used + 1;
+    memo.used += words;
+    memo.count++;
+    return 0;
+}
+
+PyDoc_STRVAR(clear_cache_doc, "clear_cache(): forget every settled line.");
+static PyObject *py_clear_cache(PyObject *self, PyObject *noargs)
+{
+    memo_clear();
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(cache_info_doc, "cache_info() -> (entries, bytes, clears) of the settled-line memo.");
+static PyObject *py_cache_info(PyObject *self, PyObject *noargs)
+{
+    return Py_BuildValue("(nnL)", (Py_ssize_t)memo.count, (Py_ssize_t)(memo.used * 8),
+                         memo.clears);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Core: one puzzle's lines and the propagation queue
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    int h, w, C, nlines;
+    Spec *specs;
+    int *sids;
+    size_t *off;     /* per line: first word of its C masks in `buf` */
+    u64 *buf;        /* the state as words, during a propagation */
+    u64 *res, *scr;  /* a settled line, settle's scratch */
+    int *queue, *rnd;
+    unsigned char *inq, *dirty, *loaded;
+    long long solves;
+    long long removed;
+    PyObject *conflict;
+} Core;
+
+static void Core_dealloc(Core *c)
+{
+    if (c->specs)
+        for (int l = 0; l < c->nlines; l++) spec_free(&c->specs[l]);
+    PyMem_Free(c->specs);
+    PyMem_Free(c->sids);
+    PyMem_Free(c->off);
+    PyMem_Free(c->buf);
+    PyMem_Free(c->res);
+    PyMem_Free(c->scr);
+    PyMem_Free(c->queue);
+    PyMem_Free(c->rnd);
+    PyMem_Free(c->inq);
+    PyMem_Free(c->dirty);
+    PyMem_Free(c->loaded);
+    Py_XDECREF(c->conflict);
+    Py_TYPE(c)->tp_free((PyObject *)c);
+}
+
+static int Core_init(Core *c, PyObject *args, PyObject *kw)
+{
+    PyObject *specs, *sids;
+    int C, h;
+    static char *kwlist[] = {"specs", "sids", "C", "h", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOii", kwlist, &specs, &sids, &C, &h)) return -1;
+    if (c->specs) { PyErr_SetString(PyExc_RuntimeError, "Core initialised twice"); return -1; }
+    Py_ssize_t nl = PySequence_Size(specs);
+    if (nl < 0) return -1;
+    if (PySequence_Size(sids) != nl) { PyErr_SetString(PyExc_ValueError, "one sid per line"); return -1; }
+    if (C < 2 || C > 64) { PyErr_SetString(PyExc_ValueError, "2 to 64 colour indices"); return -1; }
+    if (h < 0 || h > nl) { PyErr_SetString(PyExc_ValueError, "bad height"); return -1; }
+    c->nlines = (int)nl;
+    c->C = C;
+    c->h = h;
+    c->w = (int)nl - h;
+    c->specs = PyMem_Calloc((size_t)(nl ? nl : 1), sizeof(Spec));
+    c->sids = PyMem_Calloc((size_t)(nl ? nl : 1), sizeof(int));
+    c->off = PyMem_Calloc((size_t)nl + 1, sizeof(size_t));
+    c->queue = PyMem_Calloc((size_t)(nl ? nl : 1), sizeof(int));
+    c->rnd = PyMem_Calloc((size_t)(nl ? nl : 1), sizeof(int));
+    c->inq = PyMem_Calloc((size_t)(nl ? nl : 1), 1);
+    c->dirty = PyMem_Calloc((size_t)(nl ? nl : 1), 1);
+    c->loaded = PyMem_Calloc((size_t)(nl ? nl : 1), 1);
+    if (!c->specs || !c->sids || !c->off || !c->queue || !c->rnd || !c->inq || !c->dirty
+        || !c->loaded) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    size_t maxscr = 0, maxkw = 0;
+    for (Py_ssize_t l = 0; l < nl; l++) {
+        PyObject *sp = PySequence_GetItem(specs, l);
+        if (!sp) return -1;
+        int rc = spec_from_tuple(sp, &c->specs[l], C);
+        Py_DECREF(sp);
+        if (rc < 0) return -1;
+        Spec *s = &c->specs[l];
+        if (s->n != (l < h ? c->w : h)) {
+            PyErr_SetString(PyExc_ValueError, "a line's length is not the grid's");
+            return -1;
+        }
+        PyObject *so = PySequence_GetItem(sids, l);
+        if (!so) return -1;
+        long sid = PyLong_AsLong(so);
+        Py_DECREF(so);
+        if (sid == -1 && PyErr_Occurred()) return -1;
+        c->sids[l] = (int)sid;
+        c->off[l + 1] = c->off[l] + (size_t)C * s->nw;
+        size_t sc = settle_scratch(s->m, s->nw, C) + (size_t)s->nw * (3 * (size_t)s->m + 2);
+        if (sc > maxscr) maxscr = sc;
+        if ((size_t)C * s->nw > maxkw) maxkw = (size_t)C * s->nw;
+    }
+    c->buf = PyMem_Calloc(c->off[nl] ? c->off[nl] : 1, sizeof(u64));
+    c->res = PyMem_Calloc(maxkw ? maxkw : 1, sizeof(u64));
+    c->scr = PyMem_Calloc(maxscr ? maxscr : 1, sizeof(u64));
+    if (!c->buf || !c->res || !c->scr) { PyErr_NoMemory(); return -1; }
+    c->conflict = PyLong_FromLong(0);
+    return c->conflict ? 0 : -1;
+}
+
+static PyObject *line_masks_tuple(const u64 *m, int C, int nw) { return masks_out(m, C, nw); }
+
+/* the C masks of line l of a Python state list into buf */
+static int core_load(Core *c, PyObject *state, int l)
+{
+    int C = c->C, nw = c->specs[l].nw;
+    for (int ci = 0; ci < C; ci++)
+        if (int_to_words(PyList_GET_ITEM(state, (Py_ssize_t)l * C + ci),
+                         c->buf + c->off[l] + (size_t)ci * nw, nw) < 0)
+            return -1;
+    c->loaded[l] = 1;
+    return 0;
+}
+
+PyDoc_STRVAR(propagate_doc,
+"propagate(state, lines, deps, record, clock, cache_size) -> bool\n\n"
+"Settle lines until nothing changes, starting from `lines` (None: all); the state list is\n"
+"narrowed in place. False on a contradiction. `deps` (a list of ints, or None) is updated as\n"
+"Engine.propagate describes; `record` (a list, or None) gets one (line, round, old masks,\n"
+"new masks, changed cells) tuple per line update that narrowed cells; `clock` (an object with\n"
+"check(stage), or None) is called every 256 line updates, and so are pending signals.\n"
+"Afterwards `solves`, `removed` and `conflict` hold the counts and the failing line's deps.");
+
+static PyObject *Core_propagate(Core *c, PyObject *args)
+{
+    PyObject *state, *lines, *deps, *record, *clock;
+    Py_ssize_t cache_size;
+    if (!PyArg_ParseTuple(args, "O!OOOOn", &PyList_Type, &state, &lines, &deps, &record, &clock,
+                          &cache_size))
+        return NULL;
+    int C = c->C, h = c->h, nl = c->nlines;
+    if (PyList_GET_SIZE(state) != (Py_ssize_t)nl * C) {
+        PyErr_SetString(PyExc_ValueError, "state has the wrong length");
+        return NULL;
+    }
+    if (deps == Py_None) deps = NULL;
+    else if (!PyList_Check(deps) || PyList_GET_SIZE(deps) != nl) {
+        PyErr_SetString(PyExc_ValueError, "deps must be a list with one int per line");
+        return NULL;
+    }
+    if (record == Py_None) record = NULL;
+    else if (!PyList_Check(record)) { PyErr_SetString(PyExc_TypeError, "record must be a list"); return NULL; }
+    if (clock == Py_None) clock = NULL;
+    if (cache_size >= 0 && memo.count > (size_t)cache_size) memo_clear();
+    if (!nl) Py_RETURN_TRUE;
+
+    /* the state as words, line by line when first touched (a probe touches few lines) */
+    memset(c->loaded, 0, (size_t)nl);
+#define LOAD(L) (c->loaded[L] ? 0 : core_load(c, state, (L)))
+    /* the first queue */
+    int head = 0, tail = 0, size = 0;
+    memset(c->inq, 0, (size_t)nl);
+    if (lines == Py_None) {
+        for (int l = 0; l < nl; l++) { c->inq[l] = 1; c->queue[tail++] = l; size++; }
+    } else {
+        PyObject *it = PyObject_GetIter(lines);
+        if (!it) return NULL;
+        PyObject *o;
+        while ((o = PyIter_Next(it))) {
+            long l = PyLong_AsLong(o);
+            Py_DECREF(o);
+            if (l == -1 && PyErr_Occurred()) { Py_DECREF(it); return NULL; }
+            if (l < 0 || l >= nl) { Py_DECREF(it); PyErr_SetString(PyExc_IndexError, "line out of range"); return NULL; }
+            if (!c->inq[l]) { c->inq[l] = 1; c->queue[tail] = (int)l; tail = (tail + 1) % (nl ? nl : 1); size++; }
+        }
+        Py_DECREF(it);
+        if (PyErr_Occurred()) return NULL;
+    }
+    if (tail == nl) tail = 0;
+    if (record) memset(c->rnd, 0, sizeof(int) * (size_t)nl);
+
+    long long solves = 0, removed = 0;
+    unsigned tick = 0;
+    int ok = 1, err = 0;
+    while (size) {
+        if ((++tick & 255) == 0) {
+            if (PyErr_CheckSignals() < 0) { err = 1; break; }
+            if (clock) {
+                PyObject *r = PyObject_CallMethod(clock, "check", "s", "line solving");
+                if (!r) { err = 1; break; }
+                Py_DECREF(r);
+            }
+        }
+        int lid = c->queue[head];
+        head = (head + 1) % nl;
+        size--;
+        c->inq[lid] = 0;
+        Spec *s = &c->specs[lid];
+        int nw = s->nw, kw = C * nw;
+        if (LOAD(lid) < 0) { err = 1; break; }
+        u64 *old = c->buf + c->off[lid];
+        u64 hsh = memo_hash(c->sids[lid], kw, old);
+        const u64 *e = memo_find(c->sids[lid], kw, old, hsh);
+        int kind;
+        const u64 *res;
+        if (e) {
+            kind = (int)(e[1] & 3);
+            res = e + 2 + kw;
+        } else {
+            solves++;
+            int fits = C == 2
+                ? settle_bw_n(s->n, nw, s->m, s->lens, old, old + nw, c->res, c->res + nw, c->scr)
+                : settle_colour_n(s->n, nw, s->m, s->lens, s->cidx, s->gaps, C, old, c->res, c->scr);
+            kind = !fits ? R_FAIL : bs_eq(old, c->res, kw) ? R_SAME : R_NEW;
+            res = c->res;
+            if (memo_add(c->sids[lid], kw, old, hsh, kind, c->res) < 0) { PyErr_NoMemory(); err = 1; break; }
+        }
+        if (kind == R_SAME) continue;
+        if (kind == R_FAIL) {
+            if (deps) {
+                PyObject *d = PyList_GET_ITEM(deps, lid);
+                Py_INCREF(d);
+                Py_SETREF(c->conflict, d);
+            }
+            ok = 0;
+            break;
+        }
+        PyObject *rec_old = NULL;
+        if (record && !(rec_old = line_masks_tuple(old, C, nw))) { err = 1; break; }
+        int other, bitpos;
+        if (lid < h) { other = h; bitpos = lid; }
+        else { other = 0; bitpos = lid - h; }
+        PyObject *dl = NULL;
+        if (deps) {
+            dl = PyList_GET_ITEM(deps, lid);
+            int truth = PyObject_IsTrue(dl);
+            if (truth < 0) { Py_XDECREF(rec_old); err = 1; break; }
+            if (!truth) dl = NULL;
+            else Py_INCREF(dl);
+        }
+        u64 *changed = c->res == res ? c->scr : c->res;  /* scratch for the record */
+        if (record) bs_zero(changed, nw);
+        for (int ci = 0; ci < C; ci++) {
+            u64 *o = old + (size_t)ci * nw;
+            const u64 *r = res + (size_t)ci * nw;
+            for (int i = 0; i < nw; i++) {
+                u64 d = o[i] ^ r[i];
+                if (!d) continue;
+                if (record) changed[i] |= d;
+                removed += POPC(d);
+                o[i] = r[i];
+                while (d) {
+                    int p = i * 64 + CTZ(d);
+                    d &= d - 1;
+                    int ol = other + p;
+                    int onw = c->specs[ol].nw;
+                    if (LOAD(ol) < 0) { err = 1; break; }
+                    c->buf[c->off[ol] + (size_t)ci * onw + (bitpos >> 6)] &= ~((u64)1 << (bitpos & 63));
+                    c->dirty[ol] = 1;
+                    if (dl) {
+                        PyObject *cur = PyList_GET_ITEM(deps, ol);
+                        PyObject *nv = PyNumber_Or(cur, dl);
+                        if (!nv) { err = 1; break; }
+                        PyList_SetItem(deps, ol, nv);
+                    }
+                    if (!c->inq[ol]) {
+                        c->inq[ol] = 1;
+                        c->queue[tail] = ol;
+                        tail = (tail + 1) % nl;
+                        size++;
+                        if (record) c->rnd[ol] = c->rnd[lid] + 1;
+                    }
+                }
+                if (err) break;
+            }
+            if (err) break;
+        }
+        Py_XDECREF(dl);
+        c->dirty[lid] = 1;
+        if (err) { Py_XDECREF(rec_old); break; }
+        if (record) {
+            PyObject *rec_new = line_masks_tuple(old, C, nw);
+            PyObject *ch = words_to_int(changed, nw);
+            PyObject *t = (rec_new && ch) ? Py_BuildValue("(iiOOO)", lid, c->rnd[lid], rec_old, rec_new, ch) : NULL;
+            Py_XDECREF(rec_old);
+            Py_XDECREF(rec_new);
+            Py_XDECREF(ch);
+            if (!t || PyList_Append(record, t) < 0) { Py_XDECREF(t); err = 1; break; }
+            Py_DECREF(t);
+        }
+    }
+#undef LOAD
+    c->solves += solves;
+    c->removed = removed;
+    /* the state list gets the narrowed lines (also after a contradiction or an error) */
+    {
+        PyObject *exc_t = NULL, *exc_v = NULL, *exc_tb = NULL;
+        if (err) PyErr_Fetch(&exc_t, &exc_v, &exc_tb);
+        int C_ = C;
+        for (int l = 0; l < nl; l++) {
+            if (!c->dirty[l]) continue;
+            c->dirty[l] = 0;
+            int nw = c->specs[l].nw;
+            for (int ci = 0; ci < C_; ci++) {
+                PyObject *o = words_to_int(c->buf + c->off[l] + (size_t)ci * nw, nw);
+                if (!o) { if (!err) { err = 1; PyErr_Fetch(&exc_t, &exc_v, &exc_tb); } else PyErr_Clear(); continue; }
+                PyList_SetItem(state, (Py_ssize_t)l * C_ + ci, o);
+            }
+        }
+        if (err) { PyErr_Restore(exc_t, exc_v, exc_tb); return NULL; }
+    }
+    if (ok) Py_RETURN_TRUE;
+    Py_RETURN_FALSE;
+}
+
+/* probs[line][colour][cell] as a double (lists or tuples, indices checked) */
+static int prob_at(PyObject *line, int ci, int p, double *out)
+{
+    if (!PyList_Check(line) && !PyTuple_Check(line)) goto bad;
+    if (ci >= PySequence_Fast_GET_SIZE(line)) goto bad;
+    PyObject *col = PySequence_Fast_GET_ITEM(line, ci);
+    if (!PyList_Check(col) && !PyTuple_Check(col)) goto bad;
+    if (p >= PySequence_Fast_GET_SIZE(col)) goto bad;
+    *out = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(col, p));
+    if (*out == -1.0 && PyErr_Occurred()) return -1;
+    return 0;
+bad:
+    PyErr_SetString(PyExc_ValueError, "probs[line][colour][cell] out of shape");
+    return -1;
+}
+
+/* Python's tuple order on (score, i, j, colour) */
+typedef struct { double score; int i, j, ci; } Ranked;
+INLINE int ranked_less(const Ranked *a, const Ranked *b)
+{
+    if (a->score != b->score) return a->score < b->score;
+    if (a->i != b->i) return a->i < b->i;
+    if (a->j != b->j) return a->j < b->j;
+    return a->ci < b->ci;
+}
+
+PyDoc_STRVAR(rank_doc,
+"rank(state, probs, k) -> list[(i, j, colour index)]\n\n"
+"The k open cells whose likeliest colour is nearest to one half, nearest first: per cell the\n"
+"row's and the column's shares (probs[line][colour index][cell], floats) multiplied colour by\n"
+"colour and normalised over their sum (cells whose sum is 0 skipped); ties by (row, column).");
+
+static PyObject *Core_rank(Core *c, PyObject *args)
+{
+    PyObject *state, *probs;
+    int k;
+    if (!PyArg_ParseTuple(args, "O!O!i", &PyList_Type, &state, &PyList_Type, &probs, &k)) return NULL;
+    int C = c->C, h = c->h;
+    if (PyList_GET_SIZE(state) != (Py_ssize_t)c->nlines * C || PyList_GET_SIZE(probs) != c->nlines) {
+        PyErr_SetString(PyExc_ValueError, "state or probs of the wrong length");
+        return NULL;
+    }
+    if (k < 1) return PyList_New(0);
+    Ranked *best = PyMem_Calloc((size_t)k, sizeof(Ranked));
+    int nb = 0;
+    double comb[64];
+    if (!best) return PyErr_NoMemory();
+    for (int i = 0; i < h; i++) {
+        Spec *s = &c->specs[i];
+        int nw = s->nw;
+        u64 *m = c->buf + c->off[i];
+        for (int ci = 0; ci < C; ci++)
+            if (int_to_words(PyList_GET_ITEM(state, (Py_ssize_t)i * C + ci), m + (size_t)ci * nw, nw) < 0)
+                goto fail;
+        PyObject *pr = PyList_GET_ITEM(probs, i);
+        for (int wd = 0; wd < nw; wd++) {
+            u64 seen = 0, unk = 0;
+            for (int ci = 0; ci < C; ci++) { u64 x = m[(size_t)ci * nw + wd]; unk |= seen & x; seen |= x; }
+            while (unk) {
+                int j = wd * 64 + CTZ(unk);
+                unk &= unk - 1;
+                PyObject *pc = PyList_GET_ITEM(probs, h + j);
+                double total = 0.0;
+                int top = 0;
+                for (int ci = 0; ci < C; ci++) {
+                    double a, b;
+                    if (prob_at(pr, ci, j, &a) < 0 || prob_at(pc, ci, i, &b) < 0) goto fail;
+                    comb[ci] = a * b;
+                    total += comb[ci];
+                    if (comb[ci] > comb[top]) top = ci;
+                }
+                if (total <= 0) continue;
+                Ranked r = {fabs(comb[top] / total - 0.5), i, j, top};
+                if (nb == k && !ranked_less(&r, &best[k - 1])) continue;
+                int p = nb < k ? nb++ : k - 1;
+                while (p > 0 && ranked_less(&r, &best[p - 1])) { best[p] = best[p - 1]; p--; }
+                best[p] = r;
+            }
+        }
+    }
+    PyObject *out = PyList_New(nb);
+    if (!out) goto fail;
+    for (int q = 0; q < nb; q++) {
+        PyObject *t = Py_BuildValue("(iii)", best[q].i, best[q].j, best[q].ci);
+        if (!t) { Py_DECREF(out); goto fail; }
+        PyList_SET_ITEM(out, q, t);
+    }
+    PyMem_Free(best);
+    return out;
+fail:
+    PyMem_Free(best);
+    return NULL;
+}
+
+PyDoc_STRVAR(domains_doc,
+"domains(state, colours) -> tuple of row tuples\n\n"
+"Cell domains from a state: bit colours[ci] set when colour index ci is still possible.");
+
+static PyObject *Core_domains(Core *c, PyObject *args)
+{
+    PyObject *state, *colours;
+    if (!PyArg_ParseTuple(args, "O!O", &PyList_Type, &state, &colours)) return NULL;
+    int C = c->C, h = c->h, w = c->w;
+    if (PyList_GET_SIZE(state) != (Py_ssize_t)c->nlines * C || PySequence_Size(colours) != C) {
+        PyErr_SetString(PyExc_ValueError, "state or colours of the wrong length");
+        return NULL;
+    }
+    PyObject *bitobj[64];
+    u64 bit[64];
+    int small = 1;
+    for (int ci = 0; ci < C; ci++) {
+        PyObject *o = PySequence_GetItem(colours, ci);
+        if (!o) return NULL;
+        long col = PyLong_AsLong(o);
+        Py_DECREF(o);
+        if (col == -1 && PyErr_Occurred()) return NULL;
+        if (col < 0) { PyErr_SetString(PyExc_ValueError, "negative colour"); return NULL; }
+        if (col > 62) small = 0;
+        bit[ci] = col > 62 ? 0 : (u64)1 << col;
+        bitobj[ci] = NULL;
+        if (col > 62) {
+            PyObject *one = PyLong_FromLong(1), *sh = PyLong_FromLong(col);
+            bitobj[ci] = (one && sh) ? PyNumber_Lshift(one, sh) : NULL;
+            Py_XDECREF(one);
+            Py_XDECREF(sh);
+            if (!bitobj[ci]) { for (int q = 0; q < ci; q++) Py_XDECREF(bitobj[q]); return NULL; }
+        }
+    }
+    PyObject *out = PyTuple_New(h);
+    if (!out) goto fail;
+    for (int i = 0; i < h; i++) {
+        int nw = c->specs[i].nw;
+        u64 *m = c->buf + c->off[i];
+        for (int ci = 0; ci < C; ci++)
+            if (int_to_words(PyList_GET_ITEM(state, (Py_ssize_t)i * C + ci), m + (size_t)ci * nw, nw) < 0)
+                goto fail;
+        PyObject *row = PyTuple_New(w);
+        if (!row) goto fail;
+        PyTuple_SET_ITEM(out, i, row);
+        for (int j = 0; j < w; j++) {
+            PyObject *d;
+            if (small) {
+                u64 v = 0;
+                for (int ci = 0; ci < C; ci++)
+                    if (m[(size_t)ci * nw + (j >> 6)] >> (j & 63) & 1) v |= bit[ci];
+                d = PyLong_FromUnsignedLongLong(v);
+            } else {
+                d = PyLong_FromLong(0);
+                for (int ci = 0; d && ci < C; ci++) {
+                    if (!(m[(size_t)ci * nw + (j >> 6)] >> (j & 63) & 1)) continue;
+                    PyObject *b = bitobj[ci] ? (Py_INCREF(bitobj[ci]), bitobj[ci]) : PyLong_FromUnsignedLongLong(bit[ci]);
+                    PyObject *nd = b ? PyNumber_Or(d, b) : NULL;
+                    Py_XDECREF(b);
+                    Py_DECREF(d);
+                    d = nd;
+                }
+            }
+            if (!d) goto fail;
+            PyTuple_SET_ITEM(row, j, d);
+        }
+    }
+    for (int ci = 0; ci < C; ci++) Py_XDECREF(bitobj[ci]);
+    return out;
+fail:
+    Py_XDECREF(out);
+    for (int ci = 0; ci < C; ci++) Py_XDECREF(bitobj[ci]);
+    return NULL;
+}
+
+PyDoc_STRVAR(reprobe_doc,
+"reprobe(prev, state, deps, clock, cache_size) -> None | (ok, child, cut)\n\n"
+"An earlier probe's state `prev` narrowed by the node's `state` (AND, slot by slot): None when\n"
+"that changes nothing; else the narrowed copy propagated from the lines it changed (taken in\n"
+"the order of a Python set of their ids, as `propagate` would get them), with `cut` the row\n"
+"colour bits the narrowing removed. `deps`, `clock`, `cache_size` as in `propagate`.");
+
+static PyObject *Core_reprobe(Core *c, PyObject *args)
+{
+    PyObject *prev, *state, *deps, *clock;
+    Py_ssize_t cache_size;
+    if (!PyArg_ParseTuple(args, "O!O!OOn", &PyList_Type, &prev, &PyList_Type, &state, &deps,
+                          &clock, &cache_size))
+        return NULL;
+    int C = c->C, h = c->h, nl = c->nlines;
+    Py_ssize_t ns = (Py_ssize_t)nl * C;
+    if (PyList_GET_SIZE(prev) != ns || PyList_GET_SIZE(state) != ns) {
+        PyErr_SetString(PyExc_ValueError, "states of the wrong length");
+        return NULL;
+    }
+    PyObject *child = PyList_New(ns), *lines = PySet_New(NULL);
+    u64 *a = c->res, *b;  /* scratch: c->res holds C * (longest line's words) >= 2 lines */
+    long long cut = 0;
+    int any = 0;
+    if (!child || !lines) goto fail;
+    for (Py_ssize_t k = 0; k < ns; k++) {
+        int l = (int)(k / C), nw = c->specs[l].nw;
+        PyObject *po = PyList_GET_ITEM(prev, k), *so = PyList_GET_ITEM(state, k);
+        PyObject *out;
+        if (po == so) {  /* the same int object: nothing to narrow (the usual case) */
+            Py_INCREF(po);
+            out = po;
+        } else {
+            b = a + nw;
+            if (int_to_words(po, a, nw) < 0 || int_to_words(so, b, nw) < 0) goto fail;
+            u64 diff = 0;
+            for (int i = 0; i < nw; i++) {
+                u64 x = a[i] & b[i];
+                u64 d = a[i] ^ x;
+                diff |= d;
+                if (k < (Py_ssize_t)h * C) cut += POPC(d);
+                b[i] = x;
+            }
+            if (!diff) {
+                Py_INCREF(po);
+                out = po;
+            } else {
+                out = words_to_int(b, nw);
+                if (!out) goto fail;
+                any = 1;
+                PyObject *lo = PyLong_FromLong(l);
+                if (!lo || PySet_Add(lines, lo) < 0) { Py_XDECREF(lo); Py_DECREF(out); goto fail; }
+                Py_DECREF(lo);
+            }
+        }
+        PyList_SET_ITEM(child, k, out);
+    }
+    if (!any) {
+        Py_DECREF(child);
+        Py_DECREF(lines);
+        Py_RETURN_NONE;
+    }
+    PyObject *pargs = Py_BuildValue("(OOOOOn)", child, lines, deps, Py_None, clock, cache_size);
+    if (!pargs) goto fail;
+    PyObject *ok = Core_propagate(c, pargs);
+    Py_DECREF(pargs);
+    if (!ok) goto fail;
+    PyObject *res = Py_BuildValue("(NNL)", ok, child, cut);
+    Py_DECREF(lines);
+    return res;
+fail:
+    Py_XDECREF(child);
+    Py_XDECREF(lines);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Probing: one probe (try_probe) and one probe sequence (probe_seq) of the search
+ * ------------------------------------------------------------------------------------------- */
+
+/* set cell (i, j) of a Python state list to colour index ci; colour bits removed, -1 on error */
+static long long core_assign(Core *c, PyObject *st, int i, int j, int ci)
+{
+    int C = c->C, h = c->h;
+    int nwr = c->specs[i].nw, nwc = c->specs[h + j].nw;
+    u64 *a = c->res, *b = c->res + nwr;  /* scratch, free between propagations */
+    long long removed = 0;
+    for (int k = 0; k < C; k++) {
+        if (k == ci) continue;
+        PyObject *ro = PyList_GET_ITEM(st, (Py_ssize_t)i * C + k);
+        if (int_to_words(ro, a, nwr) < 0) return -1;
+        if (!(a[j >> 6] >> (j & 63) & 1)) continue;
+        removed++;
+        a[j >> 6] &= ~((u64)1 << (j & 63));
+        PyObject *co = PyList_GET_ITEM(st, (Py_ssize_t)(h + j) * C + k);
+        if (int_to_words(co, b, nwc) < 0) return -1;
+        b[i >> 6] &= ~((u64)1 << (i & 63));
+        PyObject *nr = words_to_int(a, nwr), *nc = words_to_int(b, nwc);
+        if (!nr || !nc) { Py_XDECREF(nr); Py_XDECREF(nc); return -1; }
+        PyList_SetItem(st, (Py_ssize_t)i * C + k, nr);
+        PyList_SetItem(st, (Py_ssize_t)(h + j) * C + k, nc);
+    }
+    return removed;
+}
+
+typedef struct {
+    PyObject *state, *deps, *memo, *B, *seq, *clock;
+    long long bits, done;
+    Py_ssize_t cache_size;
+    long long probes, reused;
+} ProbeCtx;
+
+/* one probe (i, j, ci): ok (1/0, -1 error), with new references *child, *cdeps, and *left */
+static int core_try(Core *c, ProbeCtx *x, int i, int j, int ci, PyObject **child_out,
+                    PyObject **cdeps_out, long long *left_out)
+{
+    int h = c->h, nl = c->nlines;
+    PyObject *key = Py_BuildValue("(iii)", i, j, ci);
+    PyObject *child = NULL, *cdeps = NULL, *r = NULL;
+    int ok = -1;
+    long long left = 0;
+    if (!key) return -1;
+    PyObject *old = PyDict_GetItemWithError(x->memo, key);  /* borrowed */
+    if (!old && PyErr_Occurred()) goto out;
+    if (old) {
+        if (!PyTuple_Check(old) || PyTuple_GET_SIZE(old) != 4) {
+            PyErr_SetString(PyExc_TypeError, "a probe memo entry is (state, deps, bits, sequence)");
+            goto out;
+        }
+        Py_INCREF(old);  /* the memo entry may be replaced below */
+        PyObject *o0 = PyTuple_GET_ITEM(old, 0), *o1 = PyTuple_GET_ITEM(old, 1);
+        PyObject *o2 = PyTuple_GET_ITEM(old, 2), *o3 = PyTuple_GET_ITEM(old, 3);
+        int same = PyObject_RichCompareBool(o3, x->seq, Py_EQ);
+        long long obits = PyLong_AsLongLong(o2);
+        if (same < 0 || (obits == -1 && PyErr_Occurred())) { Py_DECREF(old); goto out; }
+        if (same) {
+            child = o0; Py_INCREF(child);
+            cdeps = o1; Py_INCREF(cdeps);
+            left = obits;
+            ok = 1;
+            Py_DECREF(old);
+            goto out;
+        }
+        if (x->deps != Py_None) {
+            cdeps = PyList_New(nl);
+            if (!cdeps) { Py_DECREF(old); goto out; }
+            for (int l = 0; l < nl; l++) {
+                PyObject *v = PyNumber_Or(PyList_GET_ITEM(o1, l), PyList_GET_ITEM(x->deps, l));
+                if (!v) { Py_DECREF(old); goto out; }
+                PyList_SET_ITEM(cdeps, l, v);
+            }
+        } else {
+            cdeps = Py_None; Py_INCREF(cdeps);
+        }
+        PyObject *a = Py_BuildValue("(OOOOn)", o0, x->state, cdeps, x->clock, x->cache_size);
+        r = a ? Core_reprobe(c, a) : NULL;
+        Py_XDECREF(a);
+        if (!r) { Py_DECREF(old); goto out; }
+        if (r == Py_None) {  /* nothing changed: the earlier state as it is */
+            x->reused++;
+            PyObject *e = PyTuple_Pack(4, o0, o1, o2, x->seq);
+            if (!e || PyDict_SetItem(x->memo, key, e) < 0) { Py_XDECREF(e); Py_DECREF(old); goto out; }
+            Py_DECREF(e);
+            child = o0; Py_INCREF(child);
+            Py_SETREF(cdeps, o1); Py_INCREF(cdeps);
+            left = obits;
+            ok = 1;
+            Py_DECREF(old);
+            goto out;
+        }
+        x->probes++;
+        ok = PyObject_IsTrue(PyTuple_GET_ITEM(r, 0));
+        child = PyTuple_GET_ITEM(r, 1); Py_INCREF(child);
+        left = obits - PyLong_AsLongLong(PyTuple_GET_ITEM(r, 2)) - c->removed;
+        Py_DECREF(old);
+    } else {
+        child = PyList_GetSlice(x->state, 0, PyList_GET_SIZE(x->state));
+        if (!child) goto out;
+        long long rem = core_assign(c, child, i, j, ci);
+        if (rem < 0) goto out;
+        if (x->deps != Py_None) {
+            cdeps = PyList_GetSlice(x->deps, 0, nl);
+            if (!cdeps) goto out;
+            for (int l = 0; l < 2; l++) {
+                Py_ssize_t at = l ? h + j : i;
+                PyObject *v = PyNumber_Or(PyList_GET_ITEM(cdeps, at), x->B);
+                if (!v) goto out;
+                PyList_SetItem(cdeps, at, v);
+            }
+        } else {
+            cdeps = Py_None; Py_INCREF(cdeps);
+        }
+        x->probes++;
+        PyObject *a = Py_BuildValue("(O(ii)OOOn)", child, i, h + j, cdeps, Py_None, x->clock, x->cache_size);
+        PyObject *res = a ? Core_propagate(c, a) : NULL;
+        Py_XDECREF(a);
+        if (!res) goto out;
+        ok = res == Py_True;
+        Py_DECREF(res);
+        left = x->bits - rem - c->removed;
+    }
+    if (ok < 0) goto out;
+    if (ok && left != x->done) {
+        PyObject *lo = PyLong_FromLongLong(left);
+        PyObject *e = lo ? PyTuple_Pack(4, child, cdeps, lo, x->seq) : NULL;
+        Py_XDECREF(lo);
+        if (!e || PyDict_SetItem(x->memo, key, e) < 0) { Py_XDECREF(e); ok = -1; goto out; }
+        Py_DECREF(e);
+    } else if (PyDict_DelItem(x->memo, key) < 0) {
+        if (!PyErr_ExceptionMatches(PyExc_KeyError)) { ok = -1; goto out; }
+        PyErr_Clear();
+    }
+out:
+    Py_XDECREF(r);
+    Py_DECREF(key);
+    if (ok < 0) {
+        Py_XDECREF(child);
+        Py_XDECREF(cdeps);
+        return -1;
+    }
+    *child_out = child;
+    *cdeps_out = cdeps;
+    *left_out = left;
+    return ok;
+}
+
+static int probe_ctx(PyObject *args, ProbeCtx *x, PyObject **extra, const char *fmt)
+{
+    memset(x, 0, sizeof(*x));
+    if (!PyArg_ParseTuple(args, fmt, &PyList_Type, &x->state, &x->deps, &x->bits, &x->memo,
+                          &x->B, &x->seq, &x->done, &x->clock, &x->cache_size, extra))
+        return -1;
+    if (!PyDict_Check(x->memo)) { PyErr_SetString(PyExc_TypeError, "memo must be a dict"); return -1; }
+    if (x->deps != Py_None && (!PyList_Check(x->deps))) {
+        PyErr_SetString(PyExc_TypeError, "deps must be a list or None");
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(try_probe_doc,
+"try_probe(state, deps, bits, memo, B, seq, done, clock, cache_size, (i, j, ci))\n"
+"    -> (ok, child, cdeps, left, probes, reused)\n\n"
+"One probe of the search (see search._Search._try, whose body this is).");
+
+static PyObject *Core_try_probe(Core *c, PyObject *args)
+{
+    ProbeCtx x;
+    PyObject *cell, *child, *cdeps;
+    long long left;
+    if (probe_ctx(args, &x, &cell, "O!OLOOOLOnO") < 0) return NULL;
+    int i, j, ci;
+    if (!PyArg_ParseTuple(cell, "iii", &i, &j, &ci)) return NULL;
+    int ok = core_try(c, &x, i, j, ci, &child, &cdeps, &left);
+    if (ok < 0) return NULL;
+    return Py_BuildValue("(ONNLLL)", ok ? Py_True : Py_False, child, cdeps, left, x.probes, x.reused);
+}
+
+PyDoc_STRVAR(probe_seq_doc,
+"probe_seq(state, deps, bits, memo, B, seq, done, clock, cache_size, (frontier, tick))\n"
+"    -> (narrowed, payload, probes, reused)\n\n"
+"One probe sequence (see search._Search.probe): the cells of `frontier` (an iterable of (row,\n"
+"cell mask)) probed colour by colour, skipping a colour an earlier probe of the sequence\n"
+"implied; `tick()` (or None) is called before every probe. narrowed False: payload is the\n"
+"best probe (i, j, ci, child, cdeps, left) or None; True: payload is (i, j, ci, child or None)\n"
+"of the first probe that contradicted (None) or completed the grid.");
+
+static PyObject *Core_probe_seq(Core *c, PyObject *args)
+{
+    ProbeCtx x;
+    PyObject *extra, *frontier, *tick;
+    if (probe_ctx(args, &x, &extra, "O!OLOOOLOnO") < 0) return NULL;
+    if (!PyArg_ParseTuple(extra, "OO", &frontier, &tick)) return NULL;
+    int C = c->C, h = c->h;
+    if (PyList_GET_SIZE(x.state) != (Py_ssize_t)c->nlines * C) {
+        PyErr_SetString(PyExc_ValueError, "state has the wrong length");
+        return NULL;
+    }
+    int nwr = h ? c->specs[0].nw : 1;
+    size_t rw = (size_t)h * C * nwr;  /* words of the row slots of one state */
+    u64 *srow = PyMem_Calloc(rw ? rw : 1, sizeof(u64)), *pad = NULL, *tried = NULL;
+    u64 *m = PyMem_Calloc(2 * (size_t)nwr, sizeof(u64)), *w = m ? m + nwr : NULL;
+    size_t ntried = 0, tcap = 0;
+    PyObject *best = NULL, *it = NULL, *item = NULL, *result = NULL;
+    long long best_left = (long long)1 << 62;
+    if (!srow || !m) { PyMem_Free(srow); PyMem_Free(m); return PyErr_NoMemory(); }
+    for (Py_ssize_t k = 0; k < (Py_ssize_t)h * C; k++)
+        if (int_to_words(PyList_GET_ITEM(x.state, k), srow + (size_t)k * nwr, nwr) < 0) goto done;
+    it = PyObject_GetIter(frontier);
+    if (!it) goto done;
+    while ((item = PyIter_Next(it))) {
+        int i;
+        PyObject *mo;
+        if (!PyArg_ParseTuple(item, "iO", &i, &mo)) goto done;
+        if (i < 0 || i >= h) { PyErr_SetString(PyExc_IndexError, "row out of range"); goto done; }
+        if (int_to_words(mo, m, nwr) < 0) goto done;
+        Py_CLEAR(item);
+        for (int wd = 0; wd < nwr; wd++) {
+            while (m[wd]) {
+                int j = wd * 64 + CTZ(m[wd]);
+                m[wd] &= m[wd] - 1;
+                u64 low = (u64)1 << (j & 63);
+                for (int ci = 0; ci < C; ci++) {
+                    if (!(srow[((size_t)i * C + ci) * nwr + wd] & low)) continue;
+                    if (C == 2) {
+                        if (pad && !(pad[((size_t)i * C + 1 - ci) * nwr + wd] & low)) continue;
+                    } else {
+                        int implied = 0;
+                        for (size_t t = 0; t < ntried && !implied; t++) {
+                            const u64 *tr = tried + t * rw;
+                            int all = 1;
+                            for (int k = 0; k < C && all; k++)
+                                if (k != ci && (tr[((size_t)i * C + k) * nwr + wd] & low)) all = 0;
+                            implied = all;
+                        }
+                        if (implied) continue;
+                    }
+                    if (tick != Py_None) {
+                        PyObject *r = PyObject_CallNoArgs(tick);
+                        if (!r) goto done;
+                        Py_DECREF(r);
+                    }
+                    if (PyErr_CheckSignals() < 0) goto done;
+                    PyObject *child, *cdeps;
+                    long long left;
+                    int ok = core_try(c, &x, i, j, ci, &child, &cdeps, &left);
+                    if (ok < 0) goto done;
+                    if (ok && left != x.done) {
+                        u64 *dst;
+                        if (C == 2) {
+                            if (!pad && !(pad = PyMem_Malloc((rw ? rw : 1) * sizeof(u64)))) {
+                                Py_DECREF(child); Py_DECREF(cdeps); PyErr_NoMemory(); goto done;
+                            }
+                            dst = pad;
+                        } else {
+                            if (ntried == tcap) {
+                                size_t ncap = tcap ? tcap * 2 : 8;
+                                u64 *nt = PyMem_Realloc(tried, ncap * (rw ? rw : 1) * sizeof(u64));
+                                if (!nt) { Py_DECREF(child); Py_DECREF(cdeps); PyErr_NoMemory(); goto done; }
+                                tried = nt;
+                                tcap = ncap;
+                            }
+                            dst = tried + ntried * rw;
+                        }
+                        /* dst = child's row slots (C > 2, or the first probe), else dst &= them;
+                         * a slot that is the node's own int object is the node's (which
+                         * contains every probe's), read from srow */
+                        if (C != 2 || ntried == 0)
+                            memcpy(dst, srow, rw * sizeof(u64));
+                        for (Py_ssize_t k = 0; k < (Py_ssize_t)h * C; k++) {
+                            PyObject *co = PyList_GET_ITEM(child, k);
+                            if (co == PyList_GET_ITEM(x.state, k)) continue;
+                            if (int_to_words(co, w, nwr) < 0) {
+                                Py_DECREF(child); Py_DECREF(cdeps); goto done;
+                            }
+                            for (int q = 0; q < nwr; q++) dst[(size_t)k * nwr + q] &= w[q];
+                        }
+                        ntried++;  /* C == 2: counts the probes ANDed into pad */
+                        if (left < best_left) {
+                            best_left = left;
+                            PyObject *b = Py_BuildValue("(iiiOOL)", i, j, ci, child, cdeps, left);
+                            if (!b) { Py_DECREF(child); Py_DECREF(cdeps); goto done; }
+                            Py_XSETREF(best, b);
+                        }
+                        Py_DECREF(child);
+                        Py_DECREF(cdeps);
+                        continue;
+                    }
+                    result = Py_BuildValue("(O(iiiO)LL)", Py_True, i, j, ci, ok ? child : Py_None,
+                                           x.probes, x.reused);
+                    Py_DECREF(child);
+                    Py_DECREF(cdeps);
+                    goto done;
+                }
+            }
+        }
+    }
+    if (PyErr_Occurred()) goto done;
+    result = Py_BuildValue("(OOLL)", Py_False, best ? best : Py_None, x.probes, x.reused);
+done:
+    Py_XDECREF(item);
+    Py_XDECREF(it);
+    Py_XDECREF(best);
+    PyMem_Free(srow);
+    PyMem_Free(m);
+    PyMem_Free(pad);
+    PyMem_Free(tried);
+    return result;
+}
+
+static PyObject *Core_get_solves(Core *c, void *x) { return PyLong_FromLongLong(c->solves); }
+static int Core_set_solves(Core *c, PyObject *v, void *x)
+{
+    long long n = PyLong_AsLongLong(v);
+    if (n == -1 && PyErr_Occurred()) return -1;
+    c->solves = n;
+    return 0;
+}
+static PyObject *Core_get_removed(Core *c, void *x) { return PyLong_FromLongLong(c->removed); }
+static PyObject *Core_get_conflict(Core *c, void *x) { Py_INCREF(c->conflict); return c->conflict; }
+
+static PyGetSetDef Core_getset[] = {
+    {"solves", (getter)Core_get_solves, (setter)Core_set_solves, "lines settled (memo misses)", NULL},
+    {"removed", (getter)Core_get_removed, NULL, "colour bits removed by the last propagation", NULL},
+    {"conflict", (getter)Core_get_conflict, NULL, "deps of the line that failed last", NULL},
+    {NULL}
+};
+
+static PyMethodDef Core_methods[] = {
+    {"propagate", (PyCFunction)Core_propagate, METH_VARARGS, propagate_doc},
+    {"rank", (PyCFunction)Core_rank, METH_VARARGS, rank_doc},
+    {"reprobe", (PyCFunction)Core_reprobe, METH_VARARGS, reprobe_doc},
+    {"try_probe", (PyCFunction)Core_try_probe, METH_VARARGS, try_probe_doc},
+    {"probe_seq", (PyCFunction)Core_probe_seq, METH_VARARGS, probe_seq_doc},
+    {"domains", (PyCFunction)Core_domains, METH_VARARGS, domains_doc},
+    {NULL}
+};
+
+static PyTypeObject CoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "formulations.lines._core.Core",
+    .tp_basicsize = sizeof(Core),
+    .tp_dealloc = (destructor)Core_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Core(specs, sids, C, h): one puzzle's lines (rows first) for propagation.",
+    .tp_methods = Core_methods,
+    .tp_getset = Core_getset,
+    .tp_init = (initproc)Core_init,
+    .tp_new = PyType_GenericNew,
+};
+
+static PyMethodDef module_methods[] = {
+    {"settle_bw", py_settle_bw, METH_VARARGS, settle_bw_doc},
+    {"settle_masks", py_settle_masks, METH_VARARGS, settle_masks_doc},
+    {"valid_starts", py_valid_starts, METH_VARARGS, valid_starts_doc},
+    {"clear_cache", py_clear_cache, METH_NOARGS, clear_cache_doc},
+    {"cache_info", py_cache_info, METH_NOARGS, cache_info_doc},
+    {NULL}
+};
+
+static void module_free(void *m) { memo_free(); }
+
+static struct PyModuleDef coremodule = {
+    PyModuleDef_HEAD_INIT, "formulations.lines._core",
+    "The compiled line-solving core (see formulations/lines/_core.c).", -1, module_methods,
+    NULL, NULL, NULL, module_free,
+};
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    if (PyType_Ready(&CoreType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&coremodule);
+    if (!m) return NULL;
+    Py_INCREF(&CoreType);
+    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
+        Py_DECREF(&CoreType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
