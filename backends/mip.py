@@ -1,0 +1,228 @@
+"""HiGHS (highspy) on the model as a 0-1 integer program: each variable an integer column in
+[0, 1], each linear constraint one row with the same coefficients, objective 0.
+
+With a zero objective the first integer-feasible point closes the gap, so HiGHS reports
+"optimal" at its first solution and "infeasible" when its search proves there is none.
+Uniqueness: a no-good cut on the variables that fix the grid (``blocking_variables``),
+``sum over v with first[v] = 0 of v + sum over v with first[v] = 1 of (1 - v) >= 1``, then a
+second solve: infeasible proves the grid unique.
+
+Time limit: HiGHS's own ``time_limit`` option, set to what is left of the run. Ctrl-C: the
+solve runs in highspy's solver thread (``startSolve``) with its user-interrupt callback on
+(``HandleUserInterrupt``); the calling thread waits in 0.1 s steps, and on KeyboardInterrupt
+cancels the solve (HiGHS stops at its next interrupt check) and raises it on.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from formulations.clock import Deadline
+from formulations.model import Model
+from formulations.options import coerce
+from formulations.results import BackendError, RawAnswer, Status
+
+from .base import Backend
+
+INSTALL_HINT = 'pip install "nonogram-formulations[mip]" (or: pip install highspy)'
+
+TUNED: dict[str, Any] = {}
+"""HiGHS options this backend changes from the defaults (``--param`` overrides them)."""
+
+
+_BANNER_SILENCED = [False]
+
+
+def _highs():
+    """A silent Highs object. HiGHS prints a banner to the process's stdout (C level) when the
+    first one is made, before any option can turn output off: that once, fd 1 points to
+    /dev/null (C streams flushed on both sides), so that ``--json`` keeps stdout to one object."""
+    import highspy
+
+    if _BANNER_SILENCED[0]:
+        h = highspy.Highs()
+    else:
+        h = _quietly(highspy.Highs)
+        _BANNER_SILENCED[0] = True
+    h.setOptionValue("output_flag", False)
+    return h
+
+
+def _quietly(make):
+    import ctypes
+    import os
+    import sys
+
+    try:
+        libc = ctypes.CDLL(None)  # the C library of this process (POSIX)
+    except (OSError, TypeError):
+        return make()
+    sys.stdout.flush()
+    libc.fflush(None)
+    saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        try:
+            return make()
+        finally:
+            libc.fflush(None)
+            os.dup2(saved, 1)
+    finally:
+        os.close(devnull)
+        os.close(saved)
+
+
+def _set_options(h, params: dict[str, Any]) -> None:
+    """HiGHS options by name; text values converted to the option's own type."""
+    import highspy
+
+    for key, value in params.items():
+        status, current = h.getOptionValue(key) if _known(h, key) else (None, None)
+        if status is None:
+            raise BackendError(f"unknown HiGHS option '{key}' (names as in HiGHS's options, e.g. "
+                               "presolve, mip_heuristic_effort, random_seed)")
+        try:
+            typed = coerce(value, type(current)) if isinstance(value, str) else value
+        except ValueError:
+            raise BackendError(f"HiGHS option '{key}' does not take {value!r} "
+                               f"(a {type(current).__name__}, currently {current!r})") from None
+        if h.setOptionValue(key, typed) != highspy.HighsStatus.kOk:
+            raise BackendError(f"HiGHS refused {key}={value!r} (currently {current!r})")
+
+
+def _known(h, key: str) -> bool:
+    import highspy
+
+    status, _ = h.getOptionType(key)
+    return status == highspy.HighsStatus.kOk
+
+
+def check_params(params: dict[str, Any]) -> None:
+    """``Backend.check_params``: HiGHS option names and values, tried before any build."""
+    _set_options(_highs(), params)
+
+
+def load(h, model: Model) -> None:
+    """The model's variables and constraints into ``h`` (columns = variables, rows in order)."""
+    import highspy
+
+    n, m = model.num_variables, model.num_constraints
+    inf = highspy.kHighsInf
+    if n:
+        h.addVars(n, np.zeros(n), np.ones(n))
+        h.changeColsIntegrality(n, np.arange(n, dtype=np.int32),
+                                np.full(n, highspy.HighsVarType.kInteger))
+    if not m:
+        return
+    con, var, coef, rhs, sense = model._arrays()
+    lower = np.where(sense < 0, -inf, rhs)
+    upper = np.where(sense > 0, inf, rhs)
+    starts = np.zeros(m, dtype=np.int32)
+    counts = np.bincount(con, minlength=m)
+    starts[1:] = np.cumsum(counts)[:-1]
+    h.addRows(m, lower, upper, len(var), starts, var.astype(np.int32), coef)
+
+
+def _run(h, clock: Deadline, info: dict[str, Any]):
+    """One HiGHS solve within what is left of the deadline: its model status."""
+    left = clock.left()
+    h.setOptionValue("time_limit", float("inf") if left is None else max(left, 1e-3))
+    h.HandleUserInterrupt = True
+    thread = h.startSolve()
+    try:
+        while not h.wait(0.1)[0]:
+            pass
+    except KeyboardInterrupt:
+        h.cancelSolve()
+        while thread.is_alive():
+            thread.join(0.1)
+        raise
+    info["highs_s"] = info.get("highs_s", 0.0) + h.getRunTime()
+    info["mip_nodes"] = info.get("mip_nodes", 0) + int(h.getInfo().mip_node_count)
+    return h.getModelStatus()
+
+
+def _values(h, n: int) -> np.ndarray:
+    col = np.asarray(h.getSolution().col_value, dtype=np.float64)[:n]
+    return np.rint(col).astype(np.int8)
+
+
+def _found(h) -> bool:
+    import highspy
+
+    return h.getInfo().primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible
+
+
+def solve(nm: Any, *, time_limit: float | None = None, seed: int | None = None,
+          unique: bool = False, params: dict[str, Any] | None = None) -> RawAnswer:
+    """Load, solve, and (``unique``) cut off the first grid and solve again."""
+    import highspy
+
+    t0 = time.perf_counter()
+    clock = Deadline.of(time_limit)
+    h = _highs()
+    if seed is not None:
+        h.setOptionValue("random_seed", seed % (1 << 31))
+    _set_options(h, {**TUNED, **(params or {})})
+    model = nm.model
+    n = model.num_variables
+    load(h, model)
+    clock.check("loading the MIP")
+    info: dict[str, Any] = {"rows": model.num_constraints, "columns": n,
+                            "load_s": round(time.perf_counter() - t0, 6)}
+    MS = highspy.HighsModelStatus
+    status = _run(h, clock, info)
+    info["highs_status"] = h.modelStatusToString(status)
+    if status == MS.kInfeasible:
+        return RawAnswer(Status.INFEASIBLE, solve_s=time.perf_counter() - t0, info=info)
+    if status == MS.kModelEmpty:  # no rows or columns: nothing to break but constant rows
+        ok = all(c.holds(()) for c in model.constraints)
+        if not ok:
+            return RawAnswer(Status.INFEASIBLE, solve_s=time.perf_counter() - t0, info=info)
+    elif status != MS.kOptimal and not _found(h):
+        if status in (MS.kTimeLimit, MS.kInterrupt):
+            return RawAnswer(Status.UNKNOWN, solve_s=time.perf_counter() - t0, info=info,
+                             message="time limit reached before a solution")
+        return RawAnswer(Status.ERROR, solve_s=time.perf_counter() - t0, info=info,
+                         message=f"HiGHS ended with {info['highs_status']}")
+    first = _values(h, n) if n else np.zeros(0, dtype=np.int8)
+    info["first_s"] = time.perf_counter() - t0
+    found, proven = [first], None
+    if unique:
+        block = nm.blocking_variables()
+        if not block:
+            proven = True
+        else:
+            idx = np.asarray(block, dtype=np.int32)
+            ones = first[idx] == 1
+            coefs = np.where(ones, -1.0, 1.0)
+            h.addRow(1.0 - float(ones.sum()), highspy.kHighsInf, len(idx), idx, coefs)
+            again = _run(h, clock, info)
+            info["second_status"] = h.modelStatusToString(again)
+            if again == MS.kInfeasible:
+                proven = True
+            elif again == MS.kOptimal or _found(h):
+                found.append(_values(h, n))
+                proven = False
+    return RawAnswer(Status.SOLVED, tuple(found), solve_s=time.perf_counter() - t0,
+                     proven_unique=proven, info=info)
+
+
+BACKENDS = [
+    Backend(
+        name="mip",
+        description="HiGHS (highspy) on the model as a 0-1 integer program, objective 0 "
+                    "(complete: proves infeasible/unique)",
+        solve_fn=solve,
+        requires=("highspy",),
+        install_hint=INSTALL_HINT,
+        options={"params": dict},
+        supports_unique=True,
+        reproducible=True,
+        check_params=check_params,
+        use_x=False,
+    ),
+]
