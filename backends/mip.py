@@ -7,10 +7,9 @@ Uniqueness: a no-good cut on the variables that fix the grid (``blocking_variabl
 ``sum over v with first[v] = 0 of v + sum over v with first[v] = 1 of (1 - v) >= 1``, then a
 second solve: infeasible proves the grid unique.
 
-Time limit: HiGHS's own ``time_limit`` option, set to what is left of the run. Ctrl-C: the
-solve runs in highspy's solver thread (``startSolve``) with its user-interrupt callback on
-(``HandleUserInterrupt``); the calling thread waits in 0.1 s steps, and on KeyboardInterrupt
-cancels the solve (HiGHS stops at its next interrupt check) and raises it on.
+Time limit: HiGHS's own ``time_limit`` option, set to what is left of the run, with the
+worker process killed half a second past the deadline as a backstop. Ctrl-C: the solve runs in
+a worker process (see :func:`solve`), killed at once.
 """
 from __future__ import annotations
 
@@ -19,7 +18,6 @@ from typing import Any
 
 import numpy as np
 
-from formulations.clock import Deadline
 from formulations.model import Model
 from formulations.options import coerce
 from formulations.results import BackendError, RawAnswer, Status
@@ -126,20 +124,10 @@ def load(h, model: Model) -> None:
     h.addRows(m, lower, upper, len(var), starts, var.astype(np.int32), coef)
 
 
-def _run(h, clock: Deadline, info: dict[str, Any]):
-    """One HiGHS solve within what is left of the deadline: its model status."""
-    left = clock.left()
-    h.setOptionValue("time_limit", float("inf") if left is None else max(left, 1e-3))
-    h.HandleUserInterrupt = True
-    thread = h.startSolve()
-    try:
-        while not h.wait(0.1)[0]:
-            pass
-    except KeyboardInterrupt:
-        h.cancelSolve()
-        while thread.is_alive():
-            thread.join(0.1)
-        raise
+def _run(h, time_left: float | None, info: dict[str, Any]):
+    """One HiGHS solve within ``time_left`` seconds: its model status."""
+    h.setOptionValue("time_limit", float("inf") if time_left is None else max(time_left, 1e-3))
+    h.run()
     info["highs_s"] = info.get("highs_s", 0.0) + h.getRunTime()
     info["mip_nodes"] = info.get("mip_nodes", 0) + int(h.getInfo().mip_node_count)
     return h.getModelStatus()
@@ -156,59 +144,150 @@ def _found(h) -> bool:
     return h.getInfo().primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible
 
 
-def solve(nm: Any, *, time_limit: float | None = None, seed: int | None = None,
-          unique: bool = False, params: dict[str, Any] | None = None) -> RawAnswer:
-    """Load, solve, and (``unique``) cut off the first grid and solve again."""
+def _search(conn, model: Model, block: list[int], unique: bool, end: float | None,
+            seed: int | None, params: dict[str, Any]) -> None:
+    """The worker process: load, solve, send ``("first", outcome, values, info)``, then (when
+    ``unique`` and solved) cut off the grid, solve again and send ``("second", ...)``.
+    ``outcome``: solved, infeasible, unknown or an error text. ``end``: the deadline as
+    ``time.time()`` (shared by both processes)."""
+    import signal
+
     import highspy
 
-    t0 = time.perf_counter()
-    clock = Deadline.of(time_limit)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the caller decides how a Ctrl-C ends
+    MS = highspy.HighsModelStatus
     h = _highs()
     if seed is not None:
         h.setOptionValue("random_seed", seed % (1 << 31))
-    _set_options(h, {**TUNED, **(params or {})})
-    model = nm.model
+    _set_options(h, params)
     n = model.num_variables
     load(h, model)
-    clock.check("loading the MIP")
-    info: dict[str, Any] = {"rows": model.num_constraints, "columns": n,
-                            "load_s": round(time.perf_counter() - t0, 6)}
-    MS = highspy.HighsModelStatus
-    status = _run(h, clock, info)
-    info["highs_status"] = h.modelStatusToString(status)
-    if status == MS.kInfeasible:
-        return RawAnswer(Status.INFEASIBLE, solve_s=time.perf_counter() - t0, info=info)
-    if status == MS.kModelEmpty:  # no rows or columns: nothing to break but constant rows
-        ok = all(c.holds(()) for c in model.constraints)
-        if not ok:
-            return RawAnswer(Status.INFEASIBLE, solve_s=time.perf_counter() - t0, info=info)
-    elif status != MS.kOptimal and not _found(h):
+    info: dict[str, Any] = {}
+
+    def left() -> float | None:
+        return None if end is None else max(0.0, end - time.time())
+
+    def outcome(status) -> tuple[str, np.ndarray | None]:
+        name = h.modelStatusToString(status)
+        if status == MS.kInfeasible:
+            return "infeasible", None
+        if status == MS.kModelEmpty:  # no columns: only constant rows, kept because they fail
+            return ("solved" if all(c.holds(()) for c in model.constraints) else "infeasible",
+                    np.zeros(n, dtype=np.int8))
+        if status == MS.kOptimal or _found(h):
+            return "solved", _values(h, n)
         if status in (MS.kTimeLimit, MS.kInterrupt):
-            return RawAnswer(Status.UNKNOWN, solve_s=time.perf_counter() - t0, info=info,
+            return "unknown", None
+        return f"HiGHS ended with {name}", None
+
+    status = _run(h, left(), info)
+    info["highs_status"] = h.modelStatusToString(status)
+    first, values = outcome(status)
+    conn.send(("first", first, values, dict(info)))
+    if not (unique and first == "solved" and block):
+        return
+    idx = np.asarray(block, dtype=np.int32)
+    ones = values[idx] == 1
+    h.addRow(1.0 - float(ones.sum()), highspy.kHighsInf, len(idx), idx,
+             np.where(ones, -1.0, 1.0))
+    status = _run(h, left(), info)
+    info["second_status"] = h.modelStatusToString(status)
+    second, values = outcome(status)
+    conn.send(("second", second, values, dict(info)))
+
+
+GRACE_S = 0.5
+"""How long past the deadline the worker may run before it is killed (HiGHS's presolve checks
+its time limit only between its passes)."""
+
+
+def _context():
+    import multiprocessing as mp
+
+    return mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+
+
+def solve(nm: Any, *, time_limit: float | None = None, seed: int | None = None,
+          unique: bool = False, params: dict[str, Any] | None = None) -> RawAnswer:
+    """Solve in a worker process and (``unique``) cut off the first grid and solve again.
+
+    Why a process: HiGHS's presolve (seconds to minutes on a 60x60 survey puzzle) neither
+    checks the user-interrupt callback nor its time limit often, so a thread could not be
+    stopped within a second; a process can. The worker ignores SIGINT; on Ctrl-C here it is
+    killed and KeyboardInterrupt goes on; past the deadline (plus :data:`GRACE_S`) it is killed
+    and the answer is what it had sent (a first grid without a verdict, or nothing)."""
+    t0 = time.perf_counter()
+    model = nm.model
+    n = model.num_variables
+    block = nm.blocking_variables() if unique else []
+    model._arrays()  # built once here, inherited by a forked worker
+    end = None if time_limit is None else time.time() + max(0.0, time_limit)
+    ctx = _context()
+    recv, send = ctx.Pipe(duplex=False)
+    worker = ctx.Process(target=_search, name="highs-worker", daemon=True,
+                         args=(send, model, block, unique, end, seed, {**TUNED, **(params or {})}))
+    worker.start()
+    send.close()
+    got: dict[str, tuple] = {}
+    killed = False
+    try:
+        while True:
+            if recv.poll(0.1):
+                try:
+                    kind, outcome, values, info = recv.recv()
+                except EOFError:
+                    break
+                got[kind] = (outcome, values, info)
+                if kind == "second" or outcome != "solved" or not (unique and block):
+                    break
+            elif not worker.is_alive():
+                if recv.poll(0):  # a last message sent just before it ended
+                    continue
+                break
+            elif end is not None and time.time() > end + GRACE_S:
+                killed = True
+                break
+    except KeyboardInterrupt:
+        worker.kill()
+        worker.join()
+        raise
+    finally:
+        if worker.is_alive():
+            worker.kill()
+        worker.join()
+        recv.close()
+    elapsed = time.perf_counter() - t0
+    if "first" not in got:
+        if killed:
+            return RawAnswer(Status.UNKNOWN, solve_s=elapsed, info={"killed_at_deadline": True},
                              message="time limit reached before a solution")
-        return RawAnswer(Status.ERROR, solve_s=time.perf_counter() - t0, info=info,
-                         message=f"HiGHS ended with {info['highs_status']}")
-    first = _values(h, n) if n else np.zeros(0, dtype=np.int8)
-    info["first_s"] = time.perf_counter() - t0
+        return RawAnswer(Status.ERROR, solve_s=elapsed,
+                         message=f"the HiGHS worker ended without an answer "
+                                 f"(exit code {worker.exitcode})")
+    outcome, first, info = got["first"]
+    info = {**info, "rows": model.num_constraints, "columns": n}
+    if killed:
+        info["killed_at_deadline"] = True
+    if outcome == "infeasible":
+        return RawAnswer(Status.INFEASIBLE, solve_s=elapsed, info=info)
+    if outcome == "unknown":
+        return RawAnswer(Status.UNKNOWN, solve_s=elapsed, info=info,
+                         message="time limit reached before a solution")
+    if outcome != "solved":
+        return RawAnswer(Status.ERROR, solve_s=elapsed, info=info, message=outcome)
     found, proven = [first], None
     if unique:
-        block = nm.blocking_variables()
         if not block:
             proven = True
-        else:
-            idx = np.asarray(block, dtype=np.int32)
-            ones = first[idx] == 1
-            coefs = np.where(ones, -1.0, 1.0)
-            h.addRow(1.0 - float(ones.sum()), highspy.kHighsInf, len(idx), idx, coefs)
-            again = _run(h, clock, info)
-            info["second_status"] = h.modelStatusToString(again)
-            if again == MS.kInfeasible:
+        elif "second" in got:
+            second, values, info2 = got["second"]
+            info.update(info2)
+            if second == "infeasible":
                 proven = True
-            elif again == MS.kOptimal or _found(h):
-                found.append(_values(h, n))
+            elif second == "solved":
+                found.append(values)
                 proven = False
-    return RawAnswer(Status.SOLVED, tuple(found), solve_s=time.perf_counter() - t0,
-                     proven_unique=proven, info=info)
+    return RawAnswer(Status.SOLVED, tuple(found), solve_s=elapsed, proven_unique=proven, info=info)
 
 
 BACKENDS = [
