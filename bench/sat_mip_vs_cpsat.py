@@ -105,6 +105,8 @@ def run_one(puzzle: Puzzle, spec: str, mode: str, timeout: float) -> dict[str, A
             status, note = "error", "grid breaks the clues"
     except BackendError as exc:
         status, unique, solver_s, note = "refused", None, None, str(exc)[:80]
+    except Exception as exc:  # a backend's bug: recorded, the run goes on
+        status, unique, solver_s, note = "error", None, None, f"{type(exc).__name__}: {exc}"[:80]
     cpu, wall = cpu_now() - c0, time.perf_counter() - w0
     return {"status": status, "unique": unique, "cpu_s": round(cpu, 4), "wall_s": round(wall, 4),
             "solver_s": None if solver_s is None else round(solver_s, 4), "note": note}

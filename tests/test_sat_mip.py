@@ -153,7 +153,9 @@ def test_order_constraints_are_binary_clauses_and_wide_links_go_through_pysat_ca
     assert cnf.direct + cnf.encoded == nm.model.num_constraints
     monotone_order = sum(c.family in ("monotone", "order") for c in nm.model.constraints)
     assert sum(len(c) == 2 for c in cnf.clauses) >= monotone_order
-    assert to_cnf(nm.model, direct_max=10**6).auxiliary == 0  # all direct: no auxiliaries
+    assert to_cnf(nm.model, direct_max=10**6, links="card").auxiliary == 0  # all direct: none
+    pairs = to_cnf(nm.model)  # the default: the links as pairs, one auxiliary per pair
+    assert pairs.auxiliary > 0 and len(pairs.clauses) < len(to_cnf(nm.model, links="card").clauses)
 
 
 # -- refusals and parameters ---------------------------------------------------------------------
@@ -233,3 +235,47 @@ def test_ctrl_c_interrupts_the_search_exit_130(backend, puzzle):
     record = json.loads(out)
     assert proc.returncode == 130 and record["status"] == "interrupted", err
     assert "Traceback" not in err
+
+
+@pytest.mark.skipif("sat" not in INSTALLED, reason="python-sat not installed")
+def test_links_as_pairs_keep_exactly_the_models_solutions():
+    # the pairs form relies on facts the other constraints imply: on whole models (every
+    # encoding, with and without x, solvable, impossible and ambiguous puzzles) its CNF has the
+    # same solutions as the plain cardinality form, and each is a solution of the model
+    from pysat.solvers import Solver
+
+    from backends.sat import to_cnf
+    from formulations.puzzle import Puzzle, puzzle_from_grid
+
+    def solutions(cnf, n):
+        out = set()
+        with Solver(name="cadical195", bootstrap_with=cnf.clauses) as s:
+            while len(out) < 20 and s.solve():
+                model = s.get_model()
+                vals = tuple(int(model[i] > 0) for i in range(n))
+                out.add(vals)
+                if not n:
+                    break
+                s.add_clause([-(i + 1) if v else i + 1 for i, v in enumerate(vals)])
+        return out
+
+    rng = random.Random(5)
+    used_pairs = 0
+    for _ in range(60):
+        h, w = rng.randint(2, 6), rng.randint(2, 6)
+        p = puzzle_from_grid(tuple(tuple(int(rng.random() < 0.5) for _ in range(w))
+                                   for _ in range(h)))
+        if rng.random() < 0.3:  # row clues shuffled: often impossible or ambiguous
+            rows = list(p.rows)
+            rng.shuffle(rows)
+            p = Puzzle.from_clues(rows, p.columns)
+        for encoding in ENCODINGS:
+            for use_x in (True, False):
+                nm = build_model(p, use_x=use_x, encoding=encoding)
+                n = nm.model.num_variables
+                pairs, card = to_cnf(nm.model, links="pairs"), to_cnf(nm.model, links="card")
+                used_pairs += pairs.paired
+                got = solutions(pairs, n)
+                assert got == solutions(card, n)
+                assert all(nm.model.is_feasible(v) for v in got)
+    assert used_pairs > 0  # the pairs form was taken, not only fallen back from
