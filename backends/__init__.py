@@ -27,6 +27,8 @@ _REGISTRY: dict[str, str] = {
     "pa": "backends.more_samplers",
     "qbpp": "backends.qbpp_easy",
     "qbpp-exhaustive": "backends.qbpp_easy",
+    "sat": "backends.sat",
+    "mip": "backends.mip",
 }
 
 # name prefixes resolved by a module's ``resolve(name)``, with the form shown in messages
