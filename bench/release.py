@@ -1,0 +1,410 @@
+"""The benchmark release: TTS99 at the per-quantile optimal anneal length against puzzle size for
+sa, tabu, openjij-sa and openjij-sqa on janko puzzles (a benchmark, not a test; docs/benchmark.md).
+
+    python bench/release.py select              # (re)write bench/release_puzzles.txt (keys only)
+    nice -n 19 python bench/release.py run [--workers 2 | --scheduler tcp://HOST:8786]
+                                           [--sizes 10x10,15x15] [--samplers sa,tabu]
+    python bench/release.py summary             # bench/results/release/summary.json
+    python bench/release.py status              # records so far, per sampler and size
+    python bench/release.py compact             # rewrite the records as one gzip stream
+
+Records: ``bench/results/release/records.jsonl.gz``, one per (instance, sampler, length, seed)
+(:mod:`formulations.harness.study`); a killed run resumes from them. Per sampler and size the
+ladder of anneal lengths (sqrt(2) steps) starts at five lengths around a guess and grows by one
+step at an end while some quantile's minimum sits at that end (or is unbounded), up to the
+sampler's cap (:func:`formulations.optimal.extend_ladder`). Sizes run smallest first.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import math
+import os
+import platform
+import random
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Sequence
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from formulations.harness.study import (RecordFile, Task, estimate_cost, pooled,  # noqa: E402
+                                        run_tasks, TARGETS)
+from formulations.optimal import (QUANTILES, LadderData, extend_ladder, fit_scaling,  # noqa: E402
+                                  ladder_index, ladder_length, optimal_tts, quantile)
+
+from formulations.harness.study import corpus_root  # noqa: E402
+
+CORPUS = corpus_root()
+JANKO_REL = "puzzlekit-dataset-janko/Nonogram_dataset.json"
+JANKO = CORPUS / JANKO_REL
+OUT = ROOT / "bench" / "results" / "release"
+PUZZLES = ROOT / "bench" / "release_puzzles.txt"
+STUDY = "release-1"
+
+SIZES = ("10x10", "15x15", "20x20", "25x25", "30x30", "40x30")
+PER_SIZE = 100          # all of a size with fewer (40x30: 5)
+SELECT_SEED = 2026
+SAMPLERS = ("sa", "tabu", "openjij-sa", "openjij-sqa")
+READS = 100             # per record (one seed per instance and length)
+READS_PER_CALL = 10
+CPU_BUDGET_S = 30.0     # sampling CPU per record at most (fewer reads beyond it, at least 2 calls)
+MAX_LENGTH = {"sa": 64000, "openjij-sa": 32000, "openjij-sqa": 8000, "tabu": 256000}
+MIN_LENGTH = {"sa": 4, "openjij-sa": 4, "openjij-sqa": 4, "tabu": 4}
+INITIAL_SPAN = 2        # the first ladder: the guess and two sqrt(2) steps either side
+BASE = 100.0            # every ladder is a subset of 100 * sqrt(2)^k
+RESAMPLES = 1000
+
+
+# -- the puzzles -----------------------------------------------------------------------------------
+
+def select(sizes: Sequence[str] = SIZES, per_size: int = PER_SIZE, seed: int = SELECT_SEED) -> dict:
+    """A seeded sample of janko keys per size (sorted keys, ``random.Random(seed).sample``)."""
+    from formulations.io import iter_janko
+
+    keys: dict[str, list[str]] = defaultdict(list)
+    for key, _p, _ in iter_janko(JANKO):
+        keys[key.rsplit("_", 1)[-1]].append(key)
+    out = {}
+    for size in sizes:
+        ks = sorted(keys[size], key=lambda k: (int(k.split("_")[0]), k))
+        out[size] = sorted(random.Random(f"{seed}-{size}").sample(ks, min(per_size, len(ks))),
+                           key=lambda k: (int(k.split("_")[0]), k))
+    return out
+
+
+def write_selection(sel: dict, path: Path = PUZZLES) -> None:
+    lines = [f"# janko puzzle keys of the benchmark release ({JANKO.relative_to(CORPUS)} in the "
+             f"corpus; keys only)", f"# per size: random.Random('{SELECT_SEED}-SIZE').sample("
+             f"keys sorted by id, min({PER_SIZE}, all)); bench/release.py select"]
+    for size, keys in sel.items():
+        lines.append(f"# {size}: {len(keys)}")
+        lines += keys
+    path.write_text("\n".join(lines) + "\n")
+
+
+def read_selection(path: Path = PUZZLES) -> dict[str, list[str]]:
+    if not path.is_file():
+        sys.exit(f"{path}: missing; run `python bench/release.py select`")
+    out: dict[str, list[str]] = defaultdict(list)
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            out[line.rsplit("_", 1)[-1]].append(line)
+    return dict(out)
+
+
+# -- the plan: ladders per sampler and size ------------------------------------------------------
+
+def guess(sampler: str, variables: int) -> int:
+    """Where a ladder starts: the sa backend's automatic sweeps for sa and OpenJij (fitted on
+    optimal lengths), a fixed guess for tabu (updates per variable)."""
+    from backends.anneal import auto_sweeps
+
+    if sampler == "tabu":
+        return 1000
+    return auto_sweeps(variables)
+
+
+class Planner:
+    """``plan(records)`` for :func:`run_tasks`: per (sampler, size), every instance at every
+    length of its ladder; the ladder grows once complete while a quantile's optimum is at an
+    edge or unbounded. Decisions depend on the records only, so a resumed run replays them."""
+
+    def __init__(self, selection: dict[str, list[str]], samplers: Sequence[str], *,
+                 reads: int = READS, budget: float = CPU_BUDGET_S, seeds: Sequence[int] = (0,)):
+        self.selection, self.samplers = selection, list(samplers)
+        self.reads, self.budget, self.seeds = reads, budget, list(seeds)
+        self.decided: dict[tuple, tuple[int, list[int]]] = {}
+        self.variables: dict[str, int] = {}
+        self.sizes: dict[str, tuple[int, int]] = {}
+
+    def task(self, key: str, sampler: str, length: int, seed: int) -> Task:
+        return Task(STUDY, key, f"corpus:{JANKO_REL}::{key}", sampler, length, seed, reads=self.reads,
+                    reads_per_call=READS_PER_CALL, cpu_budget_s=self.budget)
+
+    def _vars(self, key: str) -> int:
+        if key not in self.variables:
+            from formulations.harness.study import load
+            from formulations.model import build_model
+            from formulations.model.penalty import lower
+            p = load(f"corpus:{JANKO_REL}::{key}")
+            pen = lower(build_model(p, use_x=False))
+            self.variables[key] = pen.num_variables
+            self.sizes[key] = (pen.num_variables, len(pen.qv))
+        return self.variables[key]
+
+    def initial(self, sampler: str, size: str) -> list[int]:
+        keys = self.selection[size]
+        n = sorted(self._vars(k) for k in keys[:5])[len(keys[:5]) // 2]
+        k0 = ladder_index(guess(sampler, n), BASE)
+        return [ladder_length(k, BASE) for k in range(k0 - INITIAL_SPAN, k0 + INITIAL_SPAN + 1)
+                if MIN_LENGTH[sampler] <= ladder_length(k, BASE) <= MAX_LENGTH[sampler]]
+
+    def __call__(self, records: dict[str, dict]) -> list[Task]:
+        by_group: dict[tuple[str, str], list[dict]] = defaultdict(list)
+        for r in records.values():
+            by_group[(r["sampler"], r["instance"].rsplit("_", 1)[-1])].append(r)
+        tasks: list[tuple[tuple, Task]] = []
+        order = {s: i for i, s in enumerate(self.samplers)}
+        for size in sorted(self.selection, key=lambda s: math.prod(map(int, s.split("x")))):
+            for sampler in self.samplers:
+                recs = by_group.get((sampler, size), [])
+                ladder = sorted(set(self.initial(sampler, size)) | {r["length"] for r in recs})
+                have = {r["key"] for r in recs}
+                missing = [self.task(k, sampler, L, s) for L in ladder
+                           for k in self.selection[size] for s in self.seeds
+                           if f"{k}|{sampler}|{L}|{s}" not in have]
+                if not missing:
+                    missing = self._extend(sampler, size, ladder, recs)
+                cells = math.prod(map(int, size.split("x")))
+                tasks += [((cells, order[sampler], t.length, t.instance), t) for t in missing]
+        tasks.sort(key=lambda kt: kt[0])
+        return [t for _, t in tasks]
+
+    def _extend(self, sampler: str, size: str, ladder: list[int], recs: list[dict]) -> list[Task]:
+        key = (sampler, size)
+        if key in self.decided and self.decided[key][0] == len(recs):
+            add = self.decided[key][1]
+        else:
+            data = LadderData.from_records(pooled(recs))
+            optima = optimal_tts(data, QUANTILES, resamples=50)
+            add = extend_ladder(ladder, optima, base=BASE, min_length=MIN_LENGTH[sampler],
+                                max_length=MAX_LENGTH[sampler])
+            self.decided[key] = (len(recs), add)
+        return [self.task(k, sampler, L, s) for L in add for k in self.selection[size]
+                for s in self.seeds]
+
+    def cost(self, t: Task) -> float:
+        self._vars(t.instance)
+        n, q = self.sizes[t.instance]
+        return estimate_cost(t, n, q)
+
+
+# -- manifest -------------------------------------------------------------------------------------
+
+def manifest_entry(args: argparse.Namespace) -> dict[str, Any]:
+    from importlib import metadata
+
+    def version(pkg: str) -> str | None:
+        try:
+            return metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            return None
+
+    def git(*a: str) -> str:
+        try:
+            return subprocess.run(["git", "-C", str(ROOT), *a], capture_output=True, text=True,
+                                  timeout=10).stdout.strip()
+        except Exception:
+            return ""
+
+    cpu = ""
+    try:
+        cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
+                    if line.startswith("model name")), "")
+    except OSError:
+        cpu = platform.processor()
+    return {
+        "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
+        "cpu_model": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+        "platform": platform.platform(), "workers": args.workers, "scheduler": args.scheduler,
+        "nice": os.nice(0),
+        "versions": {p: version(p) for p in ("nonogram-formulations", "numpy", "scipy", "dimod",
+                                              "dwave-samplers", "openjij", "ortools")},
+        "config": {"study": STUDY, "sizes": args.sizes, "samplers": args.samplers,
+                   "reads": args.reads, "reads_per_call": READS_PER_CALL,
+                   "cpu_budget_s": args.budget, "max_length": MAX_LENGTH,
+                   "min_length": MIN_LENGTH, "ladder": f"{BASE:g} * sqrt(2)^k",
+                   "use_x": False, "time": "process CPU of the sampler calls (time.process_time)"},
+    }
+
+
+def add_manifest(out: Path, entry: dict) -> None:
+    path = out / "manifest.json"
+    data = json.loads(path.read_text()) if path.exists() else {"study": STUDY, "sessions": []}
+    data["sessions"].append(entry)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
+    os.replace(tmp, path)
+
+
+# -- summary --------------------------------------------------------------------------------------
+
+def _num(v: float | None) -> float | None:
+    return None if v is None or not math.isfinite(v) else float(v)
+
+
+def summarize(records: Sequence[dict], resamples: int = RESAMPLES) -> dict[str, Any]:
+    """summary.json: per sampler, size and quantile the optimum and its interval; per sampler
+    and quantile the scaling fits over sizes whose optimum is interior; residual energy and
+    time-to-target per sampler, size and length."""
+    recs = pooled(records)
+    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for r in recs:
+        groups[(r["sampler"], r["size"])].append(r)
+    out: dict[str, Any] = {"study": STUDY, "records": len(recs),
+                           "errors": sum(1 for r in records if "error" in r),
+                           "quantiles": list(QUANTILES), "confidence": 0.95, "samplers": {}}
+    for sampler in sorted({s for s, _ in groups}):
+        sizes = sorted((z for s, z in groups if s == sampler),
+                       key=lambda z: math.prod(map(int, z.split("x"))))
+        per_size: dict[str, Any] = {}
+        points: dict[float, list] = defaultdict(list)
+        for z in sizes:
+            rs = groups[(sampler, z)]
+            data = LadderData.from_records(rs)
+            optima = optimal_tts(data, QUANTILES, resamples=resamples, seed=0)
+            cells = math.prod(map(int, z.split("x")))
+            variables = sorted({r["instance"]: r["variables"] for r in rs}.values())
+            nvar = variables[len(variables) // 2]
+            per_size[z] = {
+                "cells": cells, "median_variables": nvar, "lengths": list(data.lengths),
+                "unit": rs[0]["unit"],
+                "quantiles": {str(o.q): {k: v for k, v in o.to_dict().items() if k != "q"}
+                              for o in optima},
+                "below": below_ground(rs, data.lengths),
+            }
+            for o in optima:
+                if o.interior:
+                    points[o.q].append((cells, nvar, o.tts99_s, o.replicates))
+        fits = {}
+        for q in QUANTILES:
+            pts = points.get(q, [])
+            fq = {}
+            for model, xname, xi in (("exp", "cells", 0), ("poly", "cells", 0),
+                                     ("exp", "variables", 1), ("poly", "variables", 1)):
+                f = fit_scaling([p[xi] for p in pts], [p[2] for p in pts], [p[3] for p in pts],
+                                model=model, x=xname) if len(pts) >= 2 else None
+                fq[f"{model}_{xname}"] = f.to_dict() if f else None
+            fits[str(q)] = {"sizes_used": len(pts), **fq}
+        out["samplers"][sampler] = {"sizes": per_size, "fits": fits}
+    return out
+
+
+def below_ground(rs: Sequence[dict], lengths: Sequence[int]) -> dict[str, Any]:
+    """Per length: the median over instances of the mean residual energy, and the median
+    time-to-target (TTS99 of reaching energy <= target) for each target of TARGETS."""
+    import numpy as np
+
+    out = {}
+    for L in lengths:
+        at = [r for r in rs if r["length"] == L]
+        by_inst: dict[str, list] = defaultdict(lambda: [0, 0, 0.0, 0.0, None])
+        for r in at:
+            a = by_inst[r["instance"]]
+            a[0] += r["reads"]
+            a[1] += r["cpu_s"]
+            a[2] += r["energy_mean"] * r["reads"]
+            counts = np.asarray(r["at_most"], dtype=float)
+            a[4] = counts if a[4] is None else a[4] + counts
+        if not by_inst:
+            continue
+        resid = np.median([a[2] / a[0] for a in by_inst.values()])
+        ttt = {}
+        from formulations.stats import repeats_for
+        for j, target in enumerate(TARGETS):
+            vals = [a[1] / a[0] * float(repeats_for(a[4][j] / a[0])) for a in by_inst.values()]
+            ttt[str(target)] = _num(float(quantile(np.array(vals), 0.5, axis=0)))
+        out[str(L)] = {"instances": len(by_inst), "median_residual_energy": float(resid),
+                       "median_tts99_to_target_s": ttt}
+    return out
+
+
+# -- commands -------------------------------------------------------------------------------------
+
+def cmd_select(args) -> None:
+    sel = select(args.sizes.split(","), args.per_size)
+    write_selection(sel)
+    print(f"wrote {PUZZLES}: " + ", ".join(f"{z} {len(k)}" for z, k in sel.items()))
+
+
+def cmd_run(args) -> None:
+    if not JANKO.is_file():
+        sys.exit(f"janko corpus not found at {JANKO} (set NONOGRAM_CORPUS)")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    sel = read_selection()
+    sel = {z: k[:args.limit] if args.limit else k for z, k in sel.items()
+           if z in args.sizes.split(",")}
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    add_manifest(out, manifest_entry(args))
+    planner = Planner(sel, args.samplers.split(","), reads=args.reads, budget=args.budget)
+    run_tasks(planner, RecordFile(out / "records.jsonl.gz"), workers=args.workers,
+              scheduler=args.scheduler, progress=not args.quiet, cost=planner.cost,
+              log=lambda s: print(s, file=sys.stderr))
+    cmd_summary(args)
+
+
+def cmd_summary(args) -> None:
+    out = Path(args.out)
+    records = RecordFile(out / "records.jsonl.gz").read()
+    if not records:
+        sys.exit(f"no records in {out}; run `python bench/release.py run` first")
+    summary = summarize(records)
+    path = out / "summary.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(summary, indent=1) + "\n")
+    os.replace(tmp, path)
+    print(f"wrote {path} ({summary['records']} records)")
+    for s, d in summary["samplers"].items():
+        for z, e in d["sizes"].items():
+            q = e["quantiles"]["0.5"]
+            print(f"{s:<12} {z:>6} n={q['instances']:>3} solved={q['solved']:>3} "
+                  f"L*={q['optimal_length']} interior={q['interior']} "
+                  f"median TTS99 {q['tts99_s']} [{q['low_s']}, {q['high_s']}]")
+
+
+def cmd_status(args) -> None:
+    records = RecordFile(Path(args.out) / "records.jsonl.gz").read()
+    c: dict[tuple, list] = defaultdict(lambda: [0, 0.0, set(), set()])
+    for r in records:
+        if "error" in r:
+            continue
+        a = c[(r["sampler"], r["size"])]
+        a[0] += 1
+        a[1] += r["cpu_s"] + r["setup_cpu_s"]
+        a[2].add(r["length"])
+        a[3].add(r["instance"])
+    errors = sum(1 for r in records if "error" in r)
+    print(f"{len(records)} records ({errors} errors)")
+    for (s, z), (n, cpu, ls, insts) in sorted(c.items()):
+        print(f"{s:<12} {z:>6}: {n:>5} records, {len(insts):>3} instances, lengths "
+              f"{sorted(ls)}, {cpu / 3600:.2f} CPU-h")
+
+
+def cmd_compact(args) -> None:
+    f = RecordFile(Path(args.out) / "records.jsonl.gz")
+    f.compact()
+    print(f"compacted {f.path} ({f.path.stat().st_size} bytes)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("command", choices=["select", "run", "summary", "status", "compact"])
+    ap.add_argument("--sizes", default=",".join(SIZES))
+    ap.add_argument("--per-size", type=int, default=PER_SIZE)
+    ap.add_argument("--samplers", default=",".join(SAMPLERS))
+    ap.add_argument("--reads", type=int, default=READS)
+    ap.add_argument("--budget", type=float, default=CPU_BUDGET_S,
+                    help="sampling CPU seconds per record at most")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--scheduler", default=None, help="a Dask scheduler address (tcp://HOST:8786)")
+    ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--limit", type=int, default=None,
+                    help="only the first N puzzles of each size (a quick look, not the release)")
+    args = ap.parse_args(argv)
+    {"select": cmd_select, "run": cmd_run, "summary": cmd_summary, "status": cmd_status,
+     "compact": cmd_compact}[args.command](args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
