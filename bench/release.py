@@ -54,7 +54,7 @@ SAMPLERS = ("sa", "tabu", "openjij-sa", "openjij-sqa")
 READS = 100             # per record (one seed per instance and length)
 READS_PER_CALL = 10
 CPU_BUDGET_S = 30.0     # sampling CPU per record at most (fewer reads beyond it, at least 2 calls)
-MAX_LENGTH = {"sa": 64000, "openjij-sa": 32000, "openjij-sqa": 8000, "tabu": 256000}
+MAX_LENGTH = {"sa": 32000, "openjij-sa": 16000, "openjij-sqa": 4000, "tabu": 204800}
 MIN_LENGTH = {"sa": 4, "openjij-sa": 4, "openjij-sqa": 4, "tabu": 4}
 INITIAL_SPAN = 2        # the first ladder: the guess and two sqrt(2) steps either side
 BASE = 100.0            # every ladder is a subset of 100 * sqrt(2)^k
@@ -107,7 +107,7 @@ def guess(sampler: str, variables: int) -> int:
     from backends.anneal import auto_sweeps
 
     if sampler == "tabu":
-        return 1000
+        return 12800
     return auto_sweeps(variables)
 
 
@@ -181,8 +181,13 @@ class Planner:
                 for s in self.seeds]
 
     def cost(self, t: Task) -> float:
-        self._vars(t.instance)
-        n, q = self.sizes[t.instance]
+        """The task's estimated CPU seconds, from the QUBO of the first of its size measured."""
+        size = t.instance.rsplit("_", 1)[-1]
+        first = next((k for k in self.selection[size] if k in self.sizes), None)
+        if first is None:
+            self._vars(self.selection[size][0])
+            first = self.selection[size][0]
+        n, q = self.sizes[first]
         return estimate_cost(t, n, q)
 
 
