@@ -142,7 +142,10 @@ class Planner:
     def initial(self, sampler: str, size: str) -> list[int]:
         keys = self.selection[size]
         n = sorted(self._vars(k) for k in keys[:5])[len(keys[:5]) // 2]
-        k0 = ladder_index(guess(sampler, n), BASE)
+        g = min(max(guess(sampler, n), MIN_LENGTH[sampler]), MAX_LENGTH[sampler])
+        k0 = ladder_index(g, BASE)
+        while ladder_length(k0 + INITIAL_SPAN, BASE) > MAX_LENGTH[sampler]:
+            k0 -= 1  # the whole first ladder below the cap
         return [ladder_length(k, BASE) for k in range(k0 - INITIAL_SPAN, k0 + INITIAL_SPAN + 1)
                 if MIN_LENGTH[sampler] <= ladder_length(k, BASE) <= MAX_LENGTH[sampler]]
 

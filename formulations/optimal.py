@@ -171,7 +171,9 @@ def extend_ladder(lengths: Sequence[int], optima: Sequence[QuantileOptimum], *,
     step beyond the high end when some optimum sits there or no quantile is finite yet (longer
     anneals may solve more instances), one below the low end when some optimum sits there."""
     ks = sorted(ladder_index(n, base) for n in lengths)
-    add = []
+    add: list[int] = []
+    if not ks:
+        return add
     if any(o.edge == "low" for o in optima):
         n = ladder_length(ks[0] - 1, base)
         if n >= min_length and n not in lengths:
