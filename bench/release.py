@@ -268,13 +268,14 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES) -> dict[str, 
         for z in sizes:
             rs = groups[(sampler, z)]
             data = LadderData.from_records(rs)
-            optima = optimal_tts(data, QUANTILES, resamples=resamples, seed=0)
+            spread = time_spread(rs)
+            optima = optimal_tts(data, QUANTILES, resamples=resamples, seed=0, t_spread=spread)
             cells = math.prod(map(int, z.split("x")))
             variables = sorted({r["instance"]: r["variables"] for r in rs}.values())
             nvar = variables[len(variables) // 2]
             per_size[z] = {
                 "cells": cells, "median_variables": nvar, "lengths": list(data.lengths),
-                "unit": rs[0]["unit"],
+                "unit": rs[0]["unit"], "t_spread": round(spread, 4),
                 "quantiles": {str(o.q): {k: v for k, v in o.to_dict().items() if k != "q"}
                               for o in optima},
                 "below": below_ground(rs, data.lengths),
@@ -294,6 +295,26 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES) -> dict[str, 
             fits[str(q)] = {"sizes_used": len(pts), **fq}
         out["samplers"][sampler] = {"sizes": per_size, "fits": fits}
     return out
+
+
+def time_spread(rs: Sequence[dict]) -> float:
+    """The relative uncertainty of a record's mean CPU time per read, from the spread of its
+    calls: 1.96 x the standard deviation of (a call's time per read / the record's) over the
+    group's calls of full size, over sqrt(the median number of such calls per record). Widens
+    the bootstrap interval's ends (:func:`formulations.optimal.optimal_tts`, ``t_spread``)."""
+    import numpy as np
+
+    ratios, counts = [], []
+    for r in rs:
+        cr, cc = r.get("call_reads") or [], r.get("call_cpu_s") or []
+        full = [(c / k) for c, k in zip(cc, cr) if k == max(cr, default=0) and k > 0]
+        if len(full) >= 2 and r["reads"] and r["cpu_s"] > 0:
+            mean = r["cpu_s"] / r["reads"]
+            ratios += [x / mean for x in full]
+            counts.append(len(full))
+    if len(ratios) < 2:
+        return 0.0
+    return float(1.96 * np.std(ratios, ddof=1) / math.sqrt(float(np.median(counts))))
 
 
 def below_ground(rs: Sequence[dict], lengths: Sequence[int]) -> dict[str, Any]:
