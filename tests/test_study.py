@@ -76,3 +76,19 @@ def test_a_run_resumes_without_measuring_twice_and_pools_its_records(tmp_path):
     assert len(f.read()) == 4 and set(again) == set(got)   # nothing measured again
     data = LadderData.from_records(f.read())
     assert data.lengths == (50, 100) and data.reads.tolist() == [[20, 20]]
+
+
+def test_a_dask_cluster_gives_the_same_records_and_resumes(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    f = RecordFile(tmp_path / "r.jsonl.gz")
+    tasks = [Task("t", "house10", HOUSE, "sa", L, 0, reads=10, reads_per_call=5) for L in (50, 100)]
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as cluster, \
+            distributed.Client(cluster) as client:
+        got = run_tasks(lambda r: tasks, f, scheduler=client, progress=False, log=lambda s: None)
+        assert set(got) == {t.key for t in tasks}
+        again = run_tasks(lambda r: tasks, f, scheduler=cluster.scheduler_address,
+                          progress=False, log=lambda s: None)
+    assert set(again) == set(got) and len(f.read()) == 2
+    for r in f.read():
+        assert r["reads"] == 10 and r["verified"] == (r["successes"] > 0)
