@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from formulations.harness.study import (RecordFile, Task, estimate_cost, pooled,  # noqa: E402
-                                        run_tasks, TARGETS)
+from formulations.harness.study import (EXACT, RecordFile, Task, estimate_cost,  # noqa: E402
+                                        pooled, run_tasks, TARGETS)
 from formulations.optimal import (QUANTILES, LadderData, extend_ladder, fit_scaling,  # noqa: E402
                                   ladder_index, ladder_length, optimal_tts, quantile)
 
@@ -51,6 +51,8 @@ SIZES = ("10x10", "15x15", "20x20", "25x25", "30x30", "40x30")
 PER_SIZE = 100          # all of a size with fewer (40x30: 5)
 SELECT_SEED = 2026
 SAMPLERS = ("sa", "tabu", "openjij-sa", "openjij-sqa")
+BASELINES = ("cpsat", "lines")   # exact: first grid and uniqueness proved, CPU, one trial each
+EXACT_LIMIT_S = 60.0
 READS = 100             # per record (one seed per instance and length)
 READS_PER_CALL = 10
 CPU_BUDGET_S = 30.0     # sampling CPU per record at most (fewer reads beyond it, at least 2 calls)
@@ -125,6 +127,9 @@ class Planner:
         self.sizes: dict[str, tuple[int, int]] = {}
 
     def task(self, key: str, sampler: str, length: int, seed: int) -> Task:
+        if sampler in EXACT:
+            return Task(STUDY, key, f"corpus:{JANKO_REL}::{key}", sampler, 0, seed, reads=1,
+                        cpu_budget_s=EXACT_LIMIT_S)
         return Task(STUDY, key, f"corpus:{JANKO_REL}::{key}", sampler, length, seed, reads=self.reads,
                     reads_per_call=READS_PER_CALL, cpu_budget_s=self.budget)
 
@@ -140,6 +145,8 @@ class Planner:
         return self.variables[key]
 
     def initial(self, sampler: str, size: str) -> list[int]:
+        if sampler in EXACT:
+            return [0]  # one trial per puzzle, no anneal length
         keys = self.selection[size]
         n = sorted(self._vars(k) for k in keys[:5])[len(keys[:5]) // 2]
         g = min(max(guess(sampler, n), MIN_LENGTH[sampler]), MAX_LENGTH[sampler])
@@ -171,6 +178,8 @@ class Planner:
         return [t for _, t in tasks]
 
     def _extend(self, sampler: str, size: str, ladder: list[int], recs: list[dict]) -> list[Task]:
+        if sampler in EXACT:
+            return []
         key = (sampler, size)
         if key in self.decided and self.decided[key][0] == len(recs):
             add = self.decided[key][1]
@@ -261,6 +270,10 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES) -> dict[str, 
                            "errors": sum(1 for r in records if "error" in r),
                            "quantiles": list(QUANTILES), "confidence": 0.95, "samplers": {}}
     for sampler in sorted({s for s, _ in groups}):
+        if sampler in EXACT:
+            out["samplers"][sampler] = summarize_exact(
+                {z: rs for (s, z), rs in groups.items() if s == sampler}, resamples)
+            continue
         sizes = sorted((z for s, z in groups if s == sampler),
                        key=lambda z: math.prod(map(int, z.split("x"))))
         per_size: dict[str, Any] = {}
@@ -295,6 +308,42 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES) -> dict[str, 
             fits[str(q)] = {"sizes_used": len(pts), **fq}
         out["samplers"][sampler] = {"sizes": per_size, "fits": fits}
     return out
+
+
+def summarize_exact(by_size: dict[str, list[dict]], resamples: int) -> dict[str, Any]:
+    """An exact baseline per size: the quantiles over puzzles of the CPU time to the first grid
+    and to the uniqueness proof (a run that did not finish within its limit as inf), with the
+    bootstrap interval over puzzles; fits over every size with a finite quantile."""
+    sizes: dict[str, Any] = {}
+    points: dict[tuple, list] = defaultdict(list)
+    for z in sorted(by_size, key=lambda z: math.prod(map(int, z.split("x")))):
+        rs = by_size[z]
+        cells = math.prod(map(int, z.split("x")))
+        entry: dict[str, Any] = {"cells": cells, "unit": "none"}
+        for figure, cpu, ok in (("first_grid", "cpu_s", lambda r: r["successes"] > 0),
+                                ("uniqueness", "unique_cpu_s", lambda r: r.get("unique") is not None)):
+            recs = [{"instance": r["instance"], "length": 0, "successes": int(ok(r)),
+                     "reads": 1, "cpu_s": r[cpu]} for r in rs]
+            optima = optimal_tts(LadderData.from_records(recs), QUANTILES, resamples=resamples)
+            entry[figure] = {str(o.q): {"instances": o.instances, "solved": o.solved,
+                                        "optimal_length": None, "interior": None,
+                                        "time_s": _num(o.tts99_s), "tts99_s": _num(o.tts99_s),
+                                        "low_s": _num(o.low_s), "high_s": _num(o.high_s)}
+                             for o in optima}
+            for o in optima:
+                if math.isfinite(o.tts99_s):
+                    points[(figure, o.q)].append((cells, o.tts99_s, o.replicates))
+        entry["quantiles"] = entry["uniqueness"]
+        sizes[z] = entry
+    fits: dict[str, Any] = {}
+    for (figure, q), pts in points.items():
+        fq = {}
+        for model in ("exp", "poly"):
+            f = fit_scaling([p[0] for p in pts], [p[1] for p in pts], [p[2] for p in pts],
+                            model=model, x="cells") if len(pts) >= 2 else None
+            fq[f"{model}_cells"] = f.to_dict() if f else None
+        fits.setdefault(figure, {})[str(q)] = {"sizes_used": len(pts), **fq}
+    return {"sizes": sizes, "fits": fits}
 
 
 def time_spread(rs: Sequence[dict]) -> float:
@@ -364,7 +413,8 @@ def cmd_run(args) -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     add_manifest(out, manifest_entry(args))
-    planner = Planner(sel, args.samplers.split(","), reads=args.reads, budget=args.budget)
+    planner = Planner(sel, [b for b in args.baselines.split(",") if b] + args.samplers.split(","),
+                      reads=args.reads, budget=args.budget)
     run_tasks(planner, RecordFile(out / "records.jsonl.gz"), workers=args.workers,
               scheduler=args.scheduler, progress=not args.quiet, cost=planner.cost,
               log=lambda s: print(s, file=sys.stderr))
@@ -420,6 +470,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--sizes", default=",".join(SIZES))
     ap.add_argument("--per-size", type=int, default=PER_SIZE)
     ap.add_argument("--samplers", default=",".join(SAMPLERS))
+    ap.add_argument("--baselines", default=",".join(BASELINES),
+                    help="exact backends timed on the same puzzles (empty: none)")
     ap.add_argument("--reads", type=int, default=READS)
     ap.add_argument("--budget", type=float, default=CPU_BUDGET_S,
                     help="sampling CPU seconds per record at most")

@@ -79,3 +79,23 @@ def test_a_minimum_at_the_edge_is_reported_as_a_bound(release):
     assert o["optimal_length"] == 200 and o["interior"] is False and o["edge"] == "high"
     assert s["samplers"]["sa"]["fits"]["0.5"]["sizes_used"] == 0   # bounds are not fitted
     assert s["samplers"]["sa"]["fits"]["0.5"]["exp_cells"] is None
+
+
+def test_exact_baselines_give_time_quantiles_and_fits(release):
+    rng = np.random.default_rng(4)
+    recs = []
+    for side in (10, 15, 20):
+        for i in range(20):
+            t = rng.uniform(0.5, 1.5) * 1e-3 * side ** 2
+            recs.append({"key": f"{i}_{side}|cpsat|0|0", "instance": f"{i}_{side}x{side}",
+                         "sampler": "cpsat", "size": f"{side}x{side}", "length": 0, "reads": 1,
+                         "successes": 1, "cpu_s": t, "unique_cpu_s": 2 * t,
+                         "unique": None if (i, side) == (0, 20) else True})  # one proof unfinished
+    s = release.summarize(recs, resamples=200)["samplers"]["cpsat"]
+    first = s["sizes"]["15x15"]["first_grid"]["0.5"]
+    assert first["instances"] == 20 and first["optimal_length"] is None
+    assert first["low_s"] <= first["time_s"] <= first["high_s"]
+    assert first["time_s"] == pytest.approx(0.225, rel=0.3)
+    assert s["sizes"]["20x20"]["uniqueness"]["0.5"]["solved"] == 19
+    fit = s["fits"]["first_grid"]["0.5"]["poly_cells"]
+    assert fit["low"] <= 1.0 <= fit["high"]     # time grows as cells^1 here

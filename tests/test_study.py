@@ -92,3 +92,12 @@ def test_a_dask_cluster_gives_the_same_records_and_resumes(tmp_path):
     assert set(again) == set(got) and len(f.read()) == 2
     for r in f.read():
         assert r["reads"] == 10 and r["verified"] == (r["successes"] > 0)
+
+
+@pytest.mark.parametrize("backend", ["cpsat", "lines"])
+def test_an_exact_baseline_is_timed_to_the_first_grid_and_to_uniqueness(backend):
+    pytest.importorskip("ortools") if backend == "cpsat" else None
+    rec = measure(Task("t", "house10", HOUSE, backend, 0, 0, reads=1, cpu_budget_s=30))
+    assert rec["successes"] == 1 and rec["verified"] and rec["unique"] is True
+    assert rec["status"] == "solved" and rec["unique_status"] == "solved"
+    assert rec["cpu_s"] >= 0 and rec["unique_cpu_s"] >= 0 and rec["reads"] == 1

@@ -127,10 +127,48 @@ def _zero_length(task: Task, kw: dict) -> dict | None:
     return None
 
 
+EXACT = ("cpsat", "lines")  # exact baselines: one trial per record, length 0
+
+
+def measure_exact(task: Task) -> dict[str, Any]:
+    """An exact backend on one puzzle, timed as the samplers are (process CPU of the solve call
+    in this worker, wall apart): the first grid (``unique=False``), then a second call that
+    also proves the grid unique (or finds a second one). ``cpu_budget_s`` is each call's time
+    limit. One trial: ``successes`` 1 when the first grid came back verified."""
+    from ..solving import solve_puzzle
+    from .runner import warm
+
+    puzzle = load(task.source)
+    warm(task.sampler)
+    out: dict[str, Any] = {}
+    for tag, unique in (("", False), ("unique_", True)):
+        c, w = time.process_time(), time.perf_counter()
+        res = solve_puzzle(puzzle, task.sampler, unique=unique, time_limit=task.cpu_budget_s,
+                           seed=task.seed)
+        out[f"{tag}cpu_s"] = time.process_time() - c
+        out[f"{tag}wall_s"] = time.perf_counter() - w
+        out[f"{tag}status"] = res.status.value
+        out[f"{tag}build_s"] = res.build_s
+        if unique:
+            out["unique"] = res.unique
+        else:
+            out["successes"] = int(res.solved)
+            out["variables"] = res.variables
+    return {"v": RECORD_VERSION, "key": task.key, "study": task.study, "instance": task.instance,
+            "source": task.source, "size": f"{puzzle.height}x{puzzle.width}",
+            "cells": puzzle.height * puzzle.width, "sampler": task.sampler, "length": 0,
+            "unit": "none", "seed": task.seed, "reads": 1, "verified": bool(out["successes"]),
+            "call_cpu_s": [round(out["cpu_s"], 6)], "call_reads": [1],
+            "setup_cpu_s": 0.0, "time_limit_s": task.cpu_budget_s, **out}
+
+
 def measure(task: Task) -> dict[str, Any]:
     """Measure one task in this process and return its record (see the module docstring).
     Raises when an energy-0 read decodes to a grid that breaks the clues (a broken model)."""
     from backends.anneal import _PLANS
+
+    if task.sampler in EXACT:
+        return measure_exact(task)
     from ..model import build_model
     from ..model.penalty import lower
     from ..puzzle import check_grid
@@ -383,6 +421,8 @@ def estimate_cost(task: Task, variables: int, interactions: int) -> float:
     x the sampler's relative cost, capped by the budget."""
     from backends.anneal import SA_SECONDS_PER_SWEEP_UNIT, _PLANS
 
+    if task.sampler in EXACT:
+        return 0.5
     cost = 1.0 if task.sampler == "tabu" else _PLANS[task.sampler].read_cost
     per_read = SA_SECONDS_PER_SWEEP_UNIT * cost * task.length * (variables + 2 * interactions)
     if task.sampler == "tabu":
