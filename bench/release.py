@@ -458,6 +458,56 @@ def cmd_status(args) -> None:
               f"{sorted(ls)}, {cpu / 3600:.2f} CPU-h")
 
 
+def cmd_estimate(args) -> None:
+    """CPU hours of the whole release from the cost model (formulations.harness.study.READ_COST),
+    calibrated by the records so far (median of measured / estimated CPU per sampler): ladders
+    as first planned plus two steps (A) and extended to the caps (B)."""
+    import statistics
+
+    from formulations.harness.study import read_seconds  # noqa: F401  (the model used)
+
+    sel = read_selection()
+    sel = {z: k for z, k in sel.items() if z in args.sizes.split(",")}
+    samplers = args.samplers.split(",")
+    pl = Planner(sel, samplers, reads=args.reads, budget=args.budget)
+    records = pooled(RecordFile(Path(args.out) / "records.jsonl.gz").read())
+    ratio: dict[str, list[float]] = defaultdict(list)
+    done = 0.0
+    for r in records:
+        done += r["cpu_s"] + r.get("setup_cpu_s", 0.0) + (r.get("unique_cpu_s") or 0.0)
+        if r["sampler"] in EXACT or r["instance"] not in pl.selection.get(r["size"], []):
+            continue
+        pl._vars(r["instance"])
+        t = pl.task(r["instance"], r["sampler"], r["length"], r["seed"])
+        est = estimate_cost(t, *pl.sizes[r["instance"]])
+        ratio[r["sampler"]].append((r["cpu_s"] + r["setup_cpu_s"]) / est)
+    scale = {s: statistics.median(v) for s, v in ratio.items() if len(v) >= 20}
+    tot = {"A": 0.0, "B": 0.0}
+    print(f"{'size':>6} {'sampler':<12} {'A CPU-h':>8} {'B CPU-h':>8}")
+    for z in sel:
+        for s in samplers:
+            init = pl.initial(s, z)
+            k0, k1 = ladder_index(init[0], BASE), ladder_index(init[-1], BASE)
+            cap = max(k for k in range(k1, k1 + 40) if ladder_length(k, BASE) <= MAX_LENGTH[s])
+            first = sel[z][0]
+            pl._vars(first)
+            n, q = pl.sizes[first]
+
+            def cost(k: int) -> float:
+                return estimate_cost(pl.task(first, s, ladder_length(k, BASE), 0), n, q)
+
+            f = scale.get(s, 1.0) * len(sel[z]) / 3600
+            a = f * sum(cost(k) for k in range(k0, min(k1 + 2, cap) + 1))
+            b = f * sum(cost(k) for k in range(k0, cap + 1))
+            tot["A"] += a
+            tot["B"] += b
+            print(f"{z:>6} {s:<12} {a:8.2f} {b:8.2f}")
+    print(f"calibration (measured / model): " + ", ".join(f"{s} {v:.2f}" for s, v in scale.items()))
+    print(f"whole release: {tot['A']:.1f} to {tot['B']:.1f} CPU-hours of sampling; "
+          f"{done / 3600:.2f} done. On W dedicated workers: that / W hours "
+          f"(2 cores: {tot['A'] / 2:.0f} to {tot['B'] / 2:.0f} h)")
+
+
 def cmd_compact(args) -> None:
     f = RecordFile(Path(args.out) / "records.jsonl.gz")
     f.compact()
@@ -466,7 +516,8 @@ def cmd_compact(args) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("command", choices=["select", "run", "summary", "status", "compact"])
+    ap.add_argument("command", choices=["select", "run", "summary", "status", "compact",
+                                        "estimate"])
     ap.add_argument("--sizes", default=",".join(SIZES))
     ap.add_argument("--per-size", type=int, default=PER_SIZE)
     ap.add_argument("--samplers", default=",".join(SAMPLERS))
@@ -483,7 +534,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="only the first N puzzles of each size (a quick look, not the release)")
     args = ap.parse_args(argv)
     {"select": cmd_select, "run": cmd_run, "summary": cmd_summary, "status": cmd_status,
-     "compact": cmd_compact}[args.command](args)
+     "compact": cmd_compact, "estimate": cmd_estimate}[args.command](args)
     return 0
 
 
