@@ -7,6 +7,8 @@ sa, tabu, openjij-sa and openjij-sqa on janko puzzles (a benchmark, not a test; 
     python bench/release.py summary             # bench/results/release/summary.json
     python bench/release.py status              # records so far, per sampler and size
     python bench/release.py compact             # rewrite the records as one gzip stream
+    python bench/release.py estimate            # CPU hours of the whole release
+    python bench/release.py plot                # scaling.png from summary.json
 
 Records: ``bench/results/release/records.jsonl.gz``, one per (instance, sampler, length, seed)
 (:mod:`formulations.harness.study`); a killed run resumes from them. Per sampler and size the
@@ -26,19 +28,34 @@ import random
 import subprocess
 import sys
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from formulations.harness.study import (EXACT, RecordFile, Task, estimate_cost,  # noqa: E402
-                                        pooled, run_tasks, TARGETS)
-from formulations.optimal import (QUANTILES, LadderData, extend_ladder, fit_scaling,  # noqa: E402
-                                  ladder_index, ladder_length, optimal_tts, quantile)
-
-from formulations.harness.study import corpus_root  # noqa: E402
+from formulations.harness.study import (
+    EXACT,
+    TARGETS,
+    RecordFile,
+    Task,
+    corpus_root,
+    estimate_cost,
+    pooled,
+    run_tasks,
+)
+from formulations.optimal import (
+    QUANTILES,
+    LadderData,
+    extend_ladder,
+    fit_scaling,
+    ladder_index,
+    ladder_length,
+    optimal_tts,
+    quantile,
+)
 
 CORPUS = corpus_root()
 JANKO_REL = "puzzlekit-dataset-janko/Nonogram_dataset.json"
@@ -228,7 +245,7 @@ def manifest_entry(args: argparse.Namespace) -> dict[str, Any]:
     except OSError:
         cpu = platform.processor()
     return {
-        "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
         "cpu_model": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
         "platform": platform.platform(), "workers": args.workers, "scheduler": args.scheduler,
@@ -262,6 +279,8 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES) -> dict[str, 
     """summary.json: per sampler, size and quantile the optimum and its interval; per sampler
     and quantile the scaling fits over sizes whose optimum is interior; residual energy and
     time-to-target per sampler, size and length."""
+    import numpy as np
+
     recs = pooled(records)
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for r in recs:
@@ -292,7 +311,15 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES) -> dict[str, 
                 "quantiles": {str(o.q): {k: v for k, v in o.to_dict().items() if k != "q"}
                               for o in optima},
                 "below": below_ground(rs, data.lengths),
+                # set-up (model, QUBO, sampler object) apart from the sampling: per record, and
+                # amortised over the record's reads (the batch size used)
+                "median_setup_cpu_s": float(np.median([r["setup_cpu_s"] for r in rs])),
+                "median_setup_per_read_s": float(np.median([r["setup_cpu_s"] / r["reads"]
+                                                            for r in rs])),
             }
+            for qd in per_size[z]["quantiles"].values():
+                L = qd["optimal_length"]
+                qd["spin_updates_per_read"] = None if L is None else int(L) * nvar
             for o in optima:
                 if o.interior:
                     points[o.q].append((cells, nvar, o.tts99_s, o.replicates))
@@ -493,7 +520,7 @@ def cmd_estimate(args) -> None:
             pl._vars(first)
             n, q = pl.sizes[first]
 
-            def cost(k: int) -> float:
+            def cost(k: int, first: str = first, s: str = s, n: int = n, q: int = q) -> float:
                 return estimate_cost(pl.task(first, s, ladder_length(k, BASE), 0), n, q)
 
             f = scale.get(s, 1.0) * len(sel[z]) / 3600
@@ -502,10 +529,63 @@ def cmd_estimate(args) -> None:
             tot["A"] += a
             tot["B"] += b
             print(f"{z:>6} {s:<12} {a:8.2f} {b:8.2f}")
-    print(f"calibration (measured / model): " + ", ".join(f"{s} {v:.2f}" for s, v in scale.items()))
+    print("calibration (measured / model): " + ", ".join(f"{s} {v:.2f}" for s, v in scale.items()))
     print(f"whole release: {tot['A']:.1f} to {tot['B']:.1f} CPU-hours of sampling; "
           f"{done / 3600:.2f} done. On W dedicated workers: that / W hours "
           f"(2 cores: {tot['A'] / 2:.0f} to {tot['B'] / 2:.0f} h)")
+
+
+def plot(summary: dict, quantiles: Sequence[str] = ("0.5", "0.75", "0.9")):
+    """TTS99 at each quantile's optimal length against cells, one panel per quantile: a line
+    per sampler with its 95 % band; filled markers where the optimum is interior, hollow where it
+    is a bound (at a ladder edge); the exact baselines' time to the uniqueness proof dashed.
+    Unbounded ends are drawn to the top of the panel. Returns the figure."""
+    from formulations.show.plots import figure
+
+    fig = figure(4.2 * len(quantiles), 4.2)
+    axes = fig.subplots(1, len(quantiles), sharey=True)
+    for ax, q in zip(axes, quantiles):
+        for k, (name, d) in enumerate(sorted(summary["samplers"].items())):
+            xs, ys, lo, hi, inner = [], [], [], [], []
+            for z, e in d["sizes"].items():
+                o = e["quantiles"][q]
+                if o["tts99_s"] is None:
+                    continue
+                xs.append(e["cells"])
+                ys.append(o["tts99_s"])
+                lo.append(o["low_s"] if o["low_s"] is not None else o["tts99_s"])
+                hi.append(o["high_s"] if o["high_s"] is not None else math.inf)
+                inner.append(o["interior"] is not False)
+            if not xs:
+                continue
+            exact = name in EXACT
+            top = max([v for v in hi if math.isfinite(v)] + ys) * 10
+            hi = [min(v, top) for v in hi]
+            ax.plot(xs, ys, "--" if exact else "-", color=f"C{k}",
+                    label=f"{name} (uniqueness)" if exact else name)
+            ax.fill_between(xs, lo, hi, color=f"C{k}", alpha=0.15)
+            for x, y, i in zip(xs, ys, inner):
+                ax.plot([x], [y], "o", color=f"C{k}", mfc=f"C{k}" if i else "white")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("cells")
+        ax.set_title(f"q = {q}", fontsize="medium")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].set_ylabel("TTS99 at the optimal length (CPU s)")
+    axes[0].legend(fontsize="x-small")
+    fig.suptitle("Per-quantile optimal TTS99 over puzzles (95 % two-level bootstrap bands; "
+                 "hollow: optimum at a ladder edge, a bound)", fontsize="small")
+    return fig
+
+
+def cmd_plot(args) -> None:
+    from formulations.show.plots import save
+
+    path = Path(args.out) / "summary.json"
+    if not path.is_file():
+        sys.exit(f"{path}: missing; run `python bench/release.py summary` first")
+    out = save(plot(json.loads(path.read_text())), Path(args.out) / "scaling.png")
+    print(f"wrote {out}")
 
 
 def cmd_compact(args) -> None:
@@ -517,7 +597,7 @@ def cmd_compact(args) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("command", choices=["select", "run", "summary", "status", "compact",
-                                        "estimate"])
+                                        "estimate", "plot"])
     ap.add_argument("--sizes", default=",".join(SIZES))
     ap.add_argument("--per-size", type=int, default=PER_SIZE)
     ap.add_argument("--samplers", default=",".join(SAMPLERS))
@@ -534,7 +614,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="only the first N puzzles of each size (a quick look, not the release)")
     args = ap.parse_args(argv)
     {"select": cmd_select, "run": cmd_run, "summary": cmd_summary, "status": cmd_status,
-     "compact": cmd_compact, "estimate": cmd_estimate}[args.command](args)
+     "compact": cmd_compact, "estimate": cmd_estimate,
+     "plot": cmd_plot}[args.command](args)
     return 0
 
 

@@ -22,8 +22,8 @@ fraction q of the instances at or below it), so inf never enters an interpolatio
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -55,7 +55,7 @@ class LadderData:
     t_read: np.ndarray
 
     @classmethod
-    def from_records(cls, records: Iterable[Mapping]) -> "LadderData":
+    def from_records(cls, records: Iterable[Mapping]) -> LadderData:
         """Pool records (``instance``, ``length``, ``successes``, ``reads``, ``cpu_s``: the
         sampling CPU time of those reads) over seeds and batches: successes and reads are
         summed, the time per read is total CPU over total reads."""

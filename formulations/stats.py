@@ -30,7 +30,8 @@ The interval (:func:`tts99_interval`) is exact in ``p`` and widened by the read 
 from __future__ import annotations
 
 import math
-from typing import NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 

@@ -41,6 +41,7 @@ def records(rng: np.random.Generator) -> list[dict]:
                             "sampler": "sa", "size": f"{side}x{side}", "cells": cells,
                             "length": L, "unit": "sweeps", "seed": 0, "reads": 1000,
                             "successes": k, "cpu_s": 1000 * 1e-5 * L, "variables": 2 * cells,
+                            "setup_cpu_s": 0.5,
                             "energy_mean": 0.5 if k else 3.0,
                             "at_most": [k, k, 1000, 1000, 1000, 1000, 1000, 1000]})
     out.append({"key": "x", "instance": "9_10x10", "sampler": "sa", "length": 50, "seed": 1,
@@ -62,6 +63,9 @@ def test_summary_holds_each_quantile_optimum_and_the_fits(release):
             assert o["low_s"] <= o["tts99_s"]
             assert o["high_s"] is None or o["tts99_s"] <= o["high_s"]   # None: unbounded
         assert e["quantiles"]["0.5"]["solved"] == (29 if size == "20x20" else 30)
+        assert e["median_setup_cpu_s"] == 0.5 and e["median_setup_per_read_s"] == 0.5 / 1000
+        o = e["quantiles"]["0.5"]
+        assert o["spin_updates_per_read"] == o["optimal_length"] * 2 * int(size[:2]) ** 2
         below = e["below"]["283"]
         assert below["instances"] == 30 and below["median_tts99_to_target_s"]["2"] == \
             pytest.approx(283e-5)   # every read reaches energy 2: one read

@@ -10,9 +10,9 @@ import pytest
 
 pytest.importorskip("dwave.samplers")
 
-from formulations.harness.study import RecordFile, Task, measure, run_tasks  # noqa: E402
-from formulations.io import read_puzzle  # noqa: E402
-from formulations.optimal import LadderData  # noqa: E402
+from formulations.harness.study import RecordFile, Task, measure, run_tasks
+from formulations.io import read_puzzle
+from formulations.optimal import LadderData
 
 ROOT = Path(__file__).resolve().parents[1]
 HOUSE = str(ROOT / "puzzles" / "house10.txt")

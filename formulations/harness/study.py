@@ -23,10 +23,11 @@ import json
 import os
 import time
 import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -238,7 +239,7 @@ def measure(task: Task) -> dict[str, Any]:
         "cells": puzzle.height * puzzle.width, "sampler": task.sampler, "length": task.length,
         "unit": LENGTH_UNIT.get(task.sampler, "sweeps"), "seed": task.seed, "use_x": task.use_x,
         "variables": n, "interactions": len(pen.qv),
-        "reads": int(len(E)), "successes": int((E == 0).sum()), "verified": verified,
+        "reads": len(E), "successes": int((E == 0).sum()), "verified": verified,
         "energy_quantiles": [float(v) for v in np.quantile(E, ENERGY_QUANTILES)],
         "energy_mean": float(E.mean()),
         "at_most": [int((E <= t).sum()) for t in TARGETS],
@@ -504,5 +505,18 @@ def task_from_dict(d: dict) -> Task:
     return Task(**{k: d[k] for k in Task.__dataclass_fields__ if k in d})
 
 
-__all__ = ["Task", "RecordFile", "Executor", "measure", "measure_safe", "run_tasks", "load",
-           "pooled", "estimate_cost", "SAMPLERS", "LENGTH_UNIT", "TARGETS", "ENERGY_QUANTILES"]
+__all__ = [
+    "ENERGY_QUANTILES",
+    "LENGTH_UNIT",
+    "SAMPLERS",
+    "TARGETS",
+    "Executor",
+    "RecordFile",
+    "Task",
+    "estimate_cost",
+    "load",
+    "measure",
+    "measure_safe",
+    "pooled",
+    "run_tasks",
+]
