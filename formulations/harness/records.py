@@ -233,7 +233,8 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> Table:
     successes and reads are summed over its runs, a run without a success included (it is
     censored, not dropped); for other backends each seed is one trial (solved or not) of its
     mean time. TTS99 is then that of the pooled success rate, inf when none succeeded. Over
-    puzzles: the median TTS99 (unsolved puzzles as inf) and, with one puzzle, that puzzle's
+    puzzles: the median TTS99 (an order statistic, the lower middle one for an even count;
+    unsolved puzzles as inf) and, with one puzzle, that puzzle's
     exact interval (:func:`formulations.stats.tts99_interval`), with several the two-level
     bootstrap interval of the median (puzzles, then reads; :mod:`formulations.optimal`)."""
     import numpy as np
@@ -252,15 +253,17 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> Table:
             per_puzzle[r["digest"]].append(r)
         trials = [puzzle_trials(prs) for prs in per_puzzle.values()]
         tts = [tts99(t, k / n) if n and math.isfinite(t) else math.inf for k, n, t, _ in trials]
+        median = None
         if len(trials) == 1:
             k, n, t, ts = trials[0]
+            median = tts[0]
             low, high = tts99_interval(k, n, t, t_samples=ts if len(ts) >= 2 else None)
         elif trials:
             data = LadderData(tuple(per_puzzle), (0,), np.array([[k] for k, *_ in trials]),
                               np.array([[n] for _, n, *_ in trials]),
                               np.array([[t] for _, _, t, _ in trials], dtype=float))
             med = optimal_tts(data, [0.5])[0]
-            low, high = med.low_s, med.high_s
+            median, low, high = med.tts99_s, med.low_s, med.high_s
         counts = {s.value: sum(1 for r in rs if r["status"] == s.value) for s in Status}
         out.append({
             "backend": name, "runs": len(rs), "solved": len(solved),
@@ -268,7 +271,7 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> Table:
             "unsolved": counts["unknown"], "infeasible": counts["infeasible"],
             "errors": counts["error"], "timeouts": counts["timeout"],
             "median_time_s": statistics.median([r["time_s"] for r in solved]) if solved else None,
-            "median_tts99_s": statistics.median(tts) if tts else None,
+            "median_tts99_s": median,
             "tts99_low_s": low if tts else None,
             "tts99_high_s": high if tts else None,
         })
