@@ -246,7 +246,8 @@ def manifest_entry(args: argparse.Namespace) -> dict[str, Any]:
         cpu = platform.processor()
     return {
         "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
+        "commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                          ":(exclude)bench/results")),
         "cpu_model": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
         "platform": platform.platform(), "workers": args.workers, "scheduler": args.scheduler,
         "nice": os.nice(0),
