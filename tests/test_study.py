@@ -101,3 +101,14 @@ def test_an_exact_baseline_is_timed_to_the_first_grid_and_to_uniqueness(backend)
     assert rec["successes"] == 1 and rec["verified"] and rec["unique"] is True
     assert rec["status"] == "solved" and rec["unique_status"] == "solved"
     assert rec["cpu_s"] >= 0 and rec["unique_cpu_s"] >= 0 and rec["reads"] == 1
+
+
+def test_other_encodings_and_weights_get_their_own_records():
+    t = Task("t", "house10", HOUSE, "sa", 200, 0, reads=10, encoding="onehot",
+             weights=(("link", 2.0),))
+    assert t.key == "house10|sa|200|0|onehot|x=0|w=link:2"
+    rec = measure(t)
+    assert rec["encoding"] == "onehot" and rec["weights"]["link"] == 2.0
+    assert rec["verified"] == (rec["successes"] > 0) and rec["reads"] == 10
+    order = measure(Task("t", "house10", HOUSE, "sa", 200, 0, reads=10))
+    assert order["key"] == "house10|sa|200|0" and order["variables"] != rec["variables"]

@@ -56,10 +56,17 @@ class Task:
     cpu_budget_s: float = 60.0
     min_calls: int = 2
     use_x: bool = False
+    encoding: str = "order"
+    weights: tuple[tuple[str, float], ...] | None = None  # penalty family weights (None: default)
 
     @property
     def key(self) -> str:
-        return f"{self.instance}|{self.sampler}|{self.length}|{self.seed}"
+        key = f"{self.instance}|{self.sampler}|{self.length}|{self.seed}"
+        if self.encoding != "order" or self.use_x:  # the release's keys stay as they were
+            key += f"|{self.encoding}|x={int(self.use_x)}"
+        if self.weights:
+            key += "|w=" + ",".join(f"{k}:{v:g}" for k, v in self.weights)
+        return key
 
 
 # -- puzzles, cached per process -------------------------------------------------------------
@@ -175,8 +182,8 @@ def measure(task: Task) -> dict[str, Any]:
 
     puzzle = load(task.source)
     c0, w0 = time.process_time(), time.perf_counter()
-    nm = build_model(puzzle, use_x=task.use_x)
-    pen = lower(nm)
+    nm = build_model(puzzle, use_x=task.use_x, encoding=task.encoding)
+    pen = lower(nm, dict(task.weights) if task.weights else None)
     bqm = pen.to_bqm(labels="index")
     sampler = _PLANS[task.sampler].make()
     setup_cpu, setup_wall = time.process_time() - c0, time.perf_counter() - w0
@@ -238,7 +245,7 @@ def measure(task: Task) -> dict[str, Any]:
         "source": task.source, "size": f"{puzzle.height}x{puzzle.width}",
         "cells": puzzle.height * puzzle.width, "sampler": task.sampler, "length": task.length,
         "unit": LENGTH_UNIT.get(task.sampler, "sweeps"), "seed": task.seed, "use_x": task.use_x,
-        "variables": n, "interactions": len(pen.qv),
+        "encoding": task.encoding, "weights": dict(pen.weights), "variables": n, "interactions": len(pen.qv),
         "reads": len(E), "successes": int((E == 0).sum()), "verified": verified,
         "energy_quantiles": [float(v) for v in np.quantile(E, ENERGY_QUANTILES)],
         "energy_mean": float(E.mean()),
@@ -502,7 +509,10 @@ def pooled(records: Iterable[dict]) -> list[dict]:
 
 
 def task_from_dict(d: dict) -> Task:
-    return Task(**{k: d[k] for k in Task.__dataclass_fields__ if k in d})
+    kw = {k: d[k] for k in Task.__dataclass_fields__ if k in d}
+    if isinstance(kw.get("weights"), dict):
+        kw["weights"] = tuple(sorted(kw["weights"].items()))
+    return Task(**kw)
 
 
 __all__ = [
