@@ -250,7 +250,7 @@ def manifest_entry(args: argparse.Namespace) -> dict[str, Any]:
                           ":(exclude)bench/results")),
         "cpu_model": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
         "platform": platform.platform(), "workers": args.workers, "scheduler": args.scheduler,
-        "nice": os.nice(0),
+        "nice": os.nice(0), "load_average": list(os.getloadavg()),
         "versions": {p: version(p) for p in ("nonogram-formulations", "numpy", "scipy", "dimod",
                                               "dwave-samplers", "openjij", "ortools")},
         "config": {"study": STUDY, "sizes": args.sizes, "samplers": args.samplers,

@@ -257,8 +257,16 @@ def measure(task: Task) -> dict[str, Any]:
         "overhead_cpu_s": None if overhead is None else round(overhead, 6),
         "overhead_reads": per_call if overhead is not None else None,
         "spin_updates_per_read": int(task.length) * n,
+        "load1": _load(),  # the machine's 1-minute load average: CPU times inflate under load
         "params": json.loads(json.dumps(kw_shown, default=str)),
     }
+
+
+def _load() -> float | None:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
 
 
 def measure_safe(task: Task) -> dict[str, Any]:
