@@ -1,6 +1,10 @@
 """TTS99 at the optimal anneal length against puzzle size, with 95 % intervals, for every
 annealer-style backend, next to the exact backends on the same puzzles (a benchmark, not a test).
 
+Superseded for published figures by ``bench/release.py`` (docs/benchmark.md): per-quantile
+optima over about 100 puzzles a size with a two-level bootstrap. Here the per-size "interval" is
+the median of the puzzles' interval ends, a summary of them, not an interval of the median.
+
     python bench/anneal_scaling.py run [--sizes 10,15,20,25,30,40] [--janko 15x15,20x20,...]
                                       [--per-size 3] [--samplers sa,tabu,openjij-sa,openjij-sqa,qbpp]
                                       [--budget 5] [--out bench/results/anneal_scaling.csv]
@@ -280,10 +284,12 @@ def plot(rows: list[dict], exact: list[dict], ax=None):
                         hi.append(max(ts))
                     continue
                 bs = [b for (pz, ss), b in best.items() if ss == s and b["group"] == g]
-                bs = [b for b in bs if math.isfinite(float(b["tts99_s"]))]
-                if bs:
+                # unsolved puzzles stay in the median as inf (as in the table); a size whose
+                # median is unbounded gets no point
+                med = statistics.median(float(b["tts99_s"]) for b in bs) if bs else math.inf
+                if bs and math.isfinite(med):
                     xs.append(int(bs[0]["cells"]))
-                    ys.append(statistics.median(float(b["tts99_s"]) for b in bs))
+                    ys.append(med)
                     lo.append(statistics.median(float(b["tts99_low_s"]) for b in bs))
                     hi.append(min(1e4, statistics.median(float(b["tts99_high_s"]) for b in bs)))
             if not xs:
@@ -303,7 +309,7 @@ def plot(rows: list[dict], exact: list[dict], ax=None):
     ax.set_yscale("log")
     ax.set_xlabel("cells")
     ax.set_ylabel("seconds")
-    ax.set_title("TTS99 at the optimal anneal length (median over puzzles solved at some length;\n"
+    ax.set_title("TTS99 at the optimal anneal length (median over puzzles, unsolved as inf;\n"
                  "95 % interval: shaded for random puzzles, bars for janko)", fontsize="medium")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize="x-small", ncol=2, loc="upper left")

@@ -96,7 +96,8 @@ class SamplingStats:
     included), ``cpu_per_read_s`` the same in process CPU time (the figure that survives a busy
     machine); ``tts99_s`` is :func:`tts99` of the wall figure, None when no read succeeded (or
     the sampler enumerates, where a TTS means nothing); ``tts99_low_s``/``tts99_high_s`` its 95 %
-    bootstrap interval over the reads (:mod:`formulations.stats`; None for an unbounded end)."""
+    interval (exact binomial in p, :mod:`formulations.stats`; None for an unbounded end: the
+    upper one when no read succeeded)."""
     reads: int
     success_probability: float
     time_per_read_s: float

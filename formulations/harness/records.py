@@ -272,12 +272,19 @@ def _own_x(backend: str) -> bool:
 
 def summarize(rows: Iterable[Mapping[str, Any]]) -> Table:
     """Per backend variant (in order of first appearance): runs, solved (verified), other
-    statuses, median time of solved runs and TTS99 with its 95 % interval (medians over
-    puzzles). Per puzzle, a sampler's own TTS99 and bootstrap interval over its reads (median
-    over seeds); for other backends, TTS99 from the fraction of seeds that solved the puzzle
-    and their mean time, its interval by the same bootstrap over the seeds
-    (:func:`formulations.stats.tts99_interval`). An unbounded end is ``inf``; with one puzzle
-    and one seed the interval is that run's."""
+    statuses, median time of solved runs and TTS99 with its 95 % interval.
+
+    Per puzzle, the reads of all its seeds are pooled (:func:`puzzle_trials`): a sampler's
+    successes and reads are summed over its runs, a run without a success included (it is
+    censored, not dropped); for other backends each seed is one trial (solved or not) of its
+    mean time. TTS99 is then that of the pooled success rate, inf when none succeeded. Over
+    puzzles: the median TTS99 (an order statistic, the lower middle one for an even count;
+    unsolved puzzles as inf) and, with one puzzle, that puzzle's
+    exact interval (:func:`formulations.stats.tts99_interval`), with several the two-level
+    bootstrap interval of the median (puzzles, then reads; :mod:`formulations.optimal`)."""
+    import numpy as np
+
+    from ..optimal import LadderData, optimal_tts
     from ..stats import tts99_interval
 
     groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
@@ -289,22 +296,19 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> Table:
         per_puzzle: dict[str, list] = defaultdict(list)
         for r in rs:
             per_puzzle[r["digest"]].append(r)
-        tts, lows, highs = [], [], []
-        for prs in per_puzzle.values():
-            reported = [r for r in prs if r.get("tts99_s") is not None]
-            if reported:
-                tts.append(statistics.median(r["tts99_s"] for r in reported))
-                lows.append(statistics.median(_end(r.get("tts99_low_s")) for r in reported))
-                highs.append(statistics.median(_end(r.get("tts99_high_s")) for r in reported))
-                continue
-            times = [r["time_s"] for r in prs if r.get("time_s") is not None]
-            wins = sum(1 for r in prs if r["verified"])
-            p = wins / len(prs)
-            t = statistics.fmean(times) if times else math.inf
-            tts.append(tts99(t, p) if times and p > 0 else math.inf)
-            ci = tts99_interval(wins, len(prs), t)
-            lows.append(ci.low)
-            highs.append(ci.high)
+        trials = [puzzle_trials(prs) for prs in per_puzzle.values()]
+        tts = [tts99(t, k / n) if n and math.isfinite(t) else math.inf for k, n, t, _ in trials]
+        median = None
+        if len(trials) == 1:
+            k, n, t, ts = trials[0]
+            median = tts[0]
+            low, high = tts99_interval(k, n, t, t_samples=ts if len(ts) >= 2 else None)
+        elif trials:
+            data = LadderData(tuple(per_puzzle), (0,), np.array([[k] for k, *_ in trials]),
+                              np.array([[n] for _, n, *_ in trials]),
+                              np.array([[t] for _, _, t, _ in trials], dtype=float))
+            med = optimal_tts(data, [0.5])[0]
+            median, low, high = med.tts99_s, med.low_s, med.high_s
         counts = {s.value: sum(1 for r in rs if r["status"] == s.value) for s in Status}
         out.append({
             "backend": name, "runs": len(rs), "solved": len(solved),
@@ -312,16 +316,42 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> Table:
             "unsolved": counts["unknown"], "infeasible": counts["infeasible"],
             "errors": counts["error"], "timeouts": counts["timeout"],
             "median_time_s": statistics.median([r["time_s"] for r in solved]) if solved else None,
-            "median_tts99_s": statistics.median(tts) if tts else None,
-            "tts99_low_s": statistics.median(lows) if lows else None,
-            "tts99_high_s": statistics.median(highs) if highs else None,
+            "median_tts99_s": median,
+            "tts99_low_s": low if tts else None,
+            "tts99_high_s": high if tts else None,
         })
     return out
 
 
-def _end(v: float | None) -> float:
-    """An interval end as read from a row: None (unbounded) is ``inf``."""
-    return math.inf if v is None else v
+def puzzle_trials(prs: Sequence[Mapping[str, Any]]) -> tuple[int, int, float, list[float]]:
+    """One puzzle's runs pooled: ``(successes, trials, seconds per trial, per-run seconds per
+    trial)``. Sampler runs (with reads): successes and reads summed over the runs; the time per
+    read of a run is recovered from its TTS99 and p (``t = TTS99 * ln(1 - p) / ln 0.01``, the
+    TTS99 itself at p >= 0.99), the pooled one is their read-weighted mean; when no run
+    succeeded, the run's time over its reads stands in (it includes set-up: an overestimate).
+    Other backends: one trial per run, solved or not, of the runs' mean time."""
+    sampled = [r for r in prs if r.get("reads") and r.get("success_probability") is not None]
+    if sampled:
+        k = sum(round(r["success_probability"] * r["reads"]) for r in sampled)
+        n = sum(r["reads"] for r in sampled)
+        per_run = [(_t_read(r), r["reads"]) for r in sampled]
+        known = [(t, w) for t, w in per_run if t is not None]
+        if not known:
+            known = [(r["time_s"] / r["reads"], r["reads"]) for r in sampled
+                     if r.get("time_s") is not None]
+        t = sum(t * w for t, w in known) / sum(w for _, w in known) if known else math.inf
+        return k, n, t, [t for t, _ in known]
+    times = [r["time_s"] for r in prs if r.get("time_s") is not None]
+    wins = sum(1 for r in prs if r["verified"])
+    return wins, len(prs), statistics.fmean(times) if times else math.inf, times
+
+
+def _t_read(r: Mapping[str, Any]) -> float | None:
+    """A sampler run's time per read from its TTS99 and p (None when p = 0)."""
+    p, t99 = r.get("success_probability"), r.get("tts99_s")
+    if not p or t99 is None or not math.isfinite(t99):
+        return None
+    return t99 if p >= 0.99 else t99 * math.log1p(-p) / math.log(0.01)
 
 
 def format_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None) -> str:

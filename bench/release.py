@@ -1,0 +1,624 @@
+"""The benchmark release: TTS99 at the per-quantile optimal anneal length against puzzle size for
+sa, tabu, openjij-sa and openjij-sqa on janko puzzles (a benchmark, not a test; docs/benchmark.md).
+
+    python bench/release.py select              # (re)write bench/release_puzzles.txt (keys only)
+    nice -n 19 python bench/release.py run [--workers 2 | --scheduler tcp://HOST:8786]
+                                           [--sizes 10x10,15x15] [--samplers sa,tabu]
+    python bench/release.py summary             # bench/results/release/summary.json
+    python bench/release.py status              # records so far, per sampler and size
+    python bench/release.py compact             # rewrite the records as one gzip stream
+    python bench/release.py estimate            # CPU hours of the whole release
+    python bench/release.py plot                # scaling.png from summary.json
+
+Records: ``bench/results/release/records.jsonl.gz``, one per (instance, sampler, length, seed)
+(:mod:`formulations.harness.study`); a killed run resumes from them. Per sampler and size the
+ladder of anneal lengths (sqrt(2) steps) starts at five lengths around a guess and grows by one
+step at an end while some quantile's minimum sits at that end (or is unbounded), up to the
+sampler's cap (:func:`formulations.optimal.extend_ladder`). Sizes run smallest first.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import math
+import os
+import platform
+import random
+import subprocess
+import sys
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from formulations.harness.study import (
+    EXACT,
+    TARGETS,
+    RecordFile,
+    Task,
+    corpus_root,
+    estimate_cost,
+    pooled,
+    run_tasks,
+)
+from formulations.optimal import (
+    QUANTILES,
+    LadderData,
+    extend_ladder,
+    fit_scaling,
+    ladder_index,
+    ladder_length,
+    optimal_tts,
+    quantile,
+)
+
+CORPUS = corpus_root()
+JANKO_REL = "puzzlekit-dataset-janko/Nonogram_dataset.json"
+JANKO = CORPUS / JANKO_REL
+OUT = ROOT / "bench" / "results" / "release"
+PUZZLES = ROOT / "bench" / "release_puzzles.txt"
+STUDY = "release-1"
+
+SIZES = ("10x10", "15x15", "20x20", "25x25", "30x30", "40x30")
+PER_SIZE = 100          # all of a size with fewer (40x30: 5)
+SELECT_SEED = 2026
+SAMPLERS = ("sa", "tabu", "openjij-sa", "openjij-sqa")
+BASELINES = ("cpsat", "lines")   # exact: first grid and uniqueness proved, CPU, one trial each
+EXACT_LIMIT_S = 60.0
+READS = 100             # per record (one seed per instance and length)
+READS_PER_CALL = 10
+CPU_BUDGET_S = 30.0     # sampling CPU per record at most (fewer reads beyond it, at least 2 calls)
+MAX_LENGTH = {"sa": 32000, "openjij-sa": 16000, "openjij-sqa": 4000, "tabu": 204800}
+MIN_LENGTH = {"sa": 4, "openjij-sa": 4, "openjij-sqa": 4, "tabu": 4}
+INITIAL_SPAN = 2        # the first ladder: the guess and two sqrt(2) steps either side
+BASE = 100.0            # every ladder is a subset of 100 * sqrt(2)^k
+RESAMPLES = 1000
+
+
+# -- the puzzles -----------------------------------------------------------------------------------
+
+def select(sizes: Sequence[str] = SIZES, per_size: int = PER_SIZE, seed: int = SELECT_SEED) -> dict:
+    """A seeded sample of janko keys per size (sorted keys, ``random.Random(seed).sample``)."""
+    from formulations.io import iter_janko
+
+    keys: dict[str, list[str]] = defaultdict(list)
+    for key, _p, _ in iter_janko(JANKO):
+        keys[key.rsplit("_", 1)[-1]].append(key)
+    out = {}
+    for size in sizes:
+        ks = sorted(keys[size], key=lambda k: (int(k.split("_")[0]), k))
+        out[size] = sorted(random.Random(f"{seed}-{size}").sample(ks, min(per_size, len(ks))),
+                           key=lambda k: (int(k.split("_")[0]), k))
+    return out
+
+
+def write_selection(sel: dict, path: Path = PUZZLES) -> None:
+    lines = [f"# janko puzzle keys of the benchmark release ({JANKO.relative_to(CORPUS)} in the "
+             f"corpus; keys only)", f"# per size: random.Random('{SELECT_SEED}-SIZE').sample("
+             f"keys sorted by id, min({PER_SIZE}, all)); bench/release.py select"]
+    for size, keys in sel.items():
+        lines.append(f"# {size}: {len(keys)}")
+        lines += keys
+    path.write_text("\n".join(lines) + "\n")
+
+
+def read_selection(path: Path = PUZZLES) -> dict[str, list[str]]:
+    if not path.is_file():
+        sys.exit(f"{path}: missing; run `python bench/release.py select`")
+    out: dict[str, list[str]] = defaultdict(list)
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            out[line.rsplit("_", 1)[-1]].append(line)
+    return dict(out)
+
+
+# -- the plan: ladders per sampler and size ------------------------------------------------------
+
+def guess(sampler: str, variables: int) -> int:
+    """Where a ladder starts: the sa backend's automatic sweeps for sa and OpenJij (fitted on
+    optimal lengths), a fixed guess for tabu (updates per variable)."""
+    from backends.anneal import auto_sweeps
+
+    if sampler == "tabu":
+        return 12800
+    return auto_sweeps(variables)
+
+
+class Planner:
+    """``plan(records)`` for :func:`run_tasks`: per (sampler, size), every instance at every
+    length of its ladder; the ladder grows once complete while a quantile's optimum is at an
+    edge or unbounded. Decisions depend on the records only, so a resumed run replays them."""
+
+    def __init__(self, selection: dict[str, list[str]], samplers: Sequence[str], *,
+                 reads: int = READS, budget: float = CPU_BUDGET_S, seeds: Sequence[int] = (0,)):
+        self.selection, self.samplers = selection, list(samplers)
+        self.reads, self.budget, self.seeds = reads, budget, list(seeds)
+        self.decided: dict[tuple, tuple[int, list[int]]] = {}
+        self.variables: dict[str, int] = {}
+        self.sizes: dict[str, tuple[int, int]] = {}
+
+    def task(self, key: str, sampler: str, length: int, seed: int) -> Task:
+        if sampler in EXACT:
+            return Task(STUDY, key, f"corpus:{JANKO_REL}::{key}", sampler, 0, seed, reads=1,
+                        cpu_budget_s=EXACT_LIMIT_S)
+        return Task(STUDY, key, f"corpus:{JANKO_REL}::{key}", sampler, length, seed, reads=self.reads,
+                    reads_per_call=READS_PER_CALL, cpu_budget_s=self.budget)
+
+    def _vars(self, key: str) -> int:
+        if key not in self.variables:
+            from formulations.harness.study import load
+            from formulations.model import build_model
+            from formulations.model.penalty import lower
+            p = load(f"corpus:{JANKO_REL}::{key}")
+            pen = lower(build_model(p, use_x=False))
+            self.variables[key] = pen.num_variables
+            self.sizes[key] = (pen.num_variables, len(pen.qv))
+        return self.variables[key]
+
+    def initial(self, sampler: str, size: str) -> list[int]:
+        if sampler in EXACT:
+            return [0]  # one trial per puzzle, no anneal length
+        keys = self.selection[size]
+        n = sorted(self._vars(k) for k in keys[:5])[len(keys[:5]) // 2]
+        g = min(max(guess(sampler, n), MIN_LENGTH[sampler]), MAX_LENGTH[sampler])
+        k0 = ladder_index(g, BASE)
+        while ladder_length(k0 + INITIAL_SPAN, BASE) > MAX_LENGTH[sampler]:
+            k0 -= 1  # the whole first ladder below the cap
+        return [ladder_length(k, BASE) for k in range(k0 - INITIAL_SPAN, k0 + INITIAL_SPAN + 1)
+                if MIN_LENGTH[sampler] <= ladder_length(k, BASE) <= MAX_LENGTH[sampler]]
+
+    def __call__(self, records: dict[str, dict]) -> list[Task]:
+        by_group: dict[tuple[str, str], list[dict]] = defaultdict(list)
+        for r in records.values():
+            by_group[(r["sampler"], r["instance"].rsplit("_", 1)[-1])].append(r)
+        tasks: list[tuple[tuple, Task]] = []
+        order = {s: i for i, s in enumerate(self.samplers)}
+        for size in sorted(self.selection, key=lambda s: math.prod(map(int, s.split("x")))):
+            for sampler in self.samplers:
+                recs = by_group.get((sampler, size), [])
+                ladder = sorted(set(self.initial(sampler, size)) | {r["length"] for r in recs})
+                have = {r["key"] for r in recs}
+                missing = [self.task(k, sampler, L, s) for L in ladder
+                           for k in self.selection[size] for s in self.seeds
+                           if f"{k}|{sampler}|{L}|{s}" not in have]
+                if not missing:
+                    missing = self._extend(sampler, size, ladder, recs)
+                cells = math.prod(map(int, size.split("x")))
+                tasks += [((cells, order[sampler], t.length, t.instance), t) for t in missing]
+        tasks.sort(key=lambda kt: kt[0])
+        return [t for _, t in tasks]
+
+    def _extend(self, sampler: str, size: str, ladder: list[int], recs: list[dict]) -> list[Task]:
+        if sampler in EXACT:
+            return []
+        key = (sampler, size)
+        if key in self.decided and self.decided[key][0] == len(recs):
+            add = self.decided[key][1]
+        else:
+            data = LadderData.from_records(pooled(recs))
+            optima = optimal_tts(data, QUANTILES, resamples=50)
+            add = extend_ladder(ladder, optima, base=BASE, min_length=MIN_LENGTH[sampler],
+                                max_length=MAX_LENGTH[sampler])
+            self.decided[key] = (len(recs), add)
+        return [self.task(k, sampler, L, s) for L in add for k in self.selection[size]
+                for s in self.seeds]
+
+    def cost(self, t: Task) -> float:
+        """The task's estimated CPU seconds, from the QUBO of the first of its size measured."""
+        size = t.instance.rsplit("_", 1)[-1]
+        first = next((k for k in self.selection[size] if k in self.sizes), None)
+        if first is None:
+            self._vars(self.selection[size][0])
+            first = self.selection[size][0]
+        n, q = self.sizes[first]
+        return estimate_cost(t, n, q)
+
+
+# -- manifest -------------------------------------------------------------------------------------
+
+def manifest_entry(args: argparse.Namespace) -> dict[str, Any]:
+    from importlib import metadata
+
+    def version(pkg: str) -> str | None:
+        try:
+            return metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            return None
+
+    def git(*a: str) -> str:
+        try:
+            return subprocess.run(["git", "-C", str(ROOT), *a], capture_output=True, text=True,
+                                  timeout=10).stdout.strip()
+        except Exception:
+            return ""
+
+    cpu = ""
+    try:
+        cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
+                    if line.startswith("model name")), "")
+    except OSError:
+        cpu = platform.processor()
+    return {
+        "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                          ":(exclude)bench/results")),
+        "cpu_model": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+        "platform": platform.platform(), "workers": args.workers, "scheduler": args.scheduler,
+        "nice": os.nice(0), "load_average": list(os.getloadavg()),
+        "versions": {p: version(p) for p in ("nonogram-formulations", "numpy", "scipy", "dimod",
+                                              "dwave-samplers", "openjij", "ortools")},
+        "config": {"study": STUDY, "sizes": args.sizes, "samplers": args.samplers,
+                   "reads": args.reads, "reads_per_call": READS_PER_CALL,
+                   "cpu_budget_s": args.budget, "max_length": MAX_LENGTH,
+                   "min_length": MIN_LENGTH, "ladder": f"{BASE:g} * sqrt(2)^k",
+                   "use_x": False, "time": "process CPU of the sampler calls (time.process_time)"},
+    }
+
+
+def add_manifest(out: Path, entry: dict) -> None:
+    path = out / "manifest.json"
+    data = json.loads(path.read_text()) if path.exists() else {"study": STUDY, "sessions": []}
+    data["sessions"].append(entry)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
+    os.replace(tmp, path)
+
+
+# -- summary --------------------------------------------------------------------------------------
+
+def _num(v: float | None) -> float | None:
+    return None if v is None or not math.isfinite(v) else float(v)
+
+
+def summarize(records: Sequence[dict], resamples: int = RESAMPLES) -> dict[str, Any]:
+    """summary.json: per sampler, size and quantile the optimum and its interval; per sampler
+    and quantile the scaling fits over sizes whose optimum is interior; residual energy and
+    time-to-target per sampler, size and length."""
+    import numpy as np
+
+    recs = pooled(records)
+    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for r in recs:
+        groups[(r["sampler"], r["size"])].append(r)
+    out: dict[str, Any] = {"study": STUDY, "records": len(recs),
+                           "errors": sum(1 for r in records if "error" in r),
+                           "quantiles": list(QUANTILES), "confidence": 0.95, "samplers": {}}
+    for sampler in sorted({s for s, _ in groups}):
+        if sampler in EXACT:
+            out["samplers"][sampler] = summarize_exact(
+                {z: rs for (s, z), rs in groups.items() if s == sampler}, resamples)
+            continue
+        sizes = sorted((z for s, z in groups if s == sampler),
+                       key=lambda z: math.prod(map(int, z.split("x"))))
+        per_size: dict[str, Any] = {}
+        points: dict[float, list] = defaultdict(list)
+        for z in sizes:
+            rs = groups[(sampler, z)]
+            data = LadderData.from_records(rs)
+            spread = time_spread(rs)
+            optima = optimal_tts(data, QUANTILES, resamples=resamples, seed=0, t_spread=spread)
+            cells = math.prod(map(int, z.split("x")))
+            variables = sorted({r["instance"]: r["variables"] for r in rs}.values())
+            nvar = variables[len(variables) // 2]
+            per_size[z] = {
+                "cells": cells, "median_variables": nvar, "lengths": list(data.lengths),
+                "unit": rs[0]["unit"], "t_spread": round(spread, 4),
+                "quantiles": {str(o.q): {k: v for k, v in o.to_dict().items() if k != "q"}
+                              for o in optima},
+                "below": below_ground(rs, data.lengths),
+                # set-up (model, QUBO, sampler object) apart from the sampling: per record, and
+                # amortised over the record's reads (the batch size used)
+                "median_setup_cpu_s": float(np.median([r["setup_cpu_s"] for r in rs])),
+                "median_setup_per_read_s": float(np.median([r["setup_cpu_s"] / r["reads"]
+                                                            for r in rs])),
+            }
+            for qd in per_size[z]["quantiles"].values():
+                L = qd["optimal_length"]
+                qd["spin_updates_per_read"] = None if L is None else int(L) * nvar
+            for o in optima:
+                if o.interior:
+                    points[o.q].append((cells, nvar, o.tts99_s, o.replicates))
+        fits = {}
+        for q in QUANTILES:
+            pts = points.get(q, [])
+            fq = {}
+            for model, xname, xi in (("exp", "cells", 0), ("poly", "cells", 0),
+                                     ("exp", "variables", 1), ("poly", "variables", 1)):
+                f = fit_scaling([p[xi] for p in pts], [p[2] for p in pts], [p[3] for p in pts],
+                                model=model, x=xname) if len(pts) >= 2 else None
+                fq[f"{model}_{xname}"] = f.to_dict() if f else None
+            fits[str(q)] = {"sizes_used": len(pts), **fq}
+        out["samplers"][sampler] = {"sizes": per_size, "fits": fits}
+    return out
+
+
+def summarize_exact(by_size: dict[str, list[dict]], resamples: int) -> dict[str, Any]:
+    """An exact baseline per size: the quantiles over puzzles of the CPU time to the first grid
+    and to the uniqueness proof (a run that did not finish within its limit as inf), with the
+    bootstrap interval over puzzles; fits over every size with a finite quantile."""
+    sizes: dict[str, Any] = {}
+    points: dict[tuple, list] = defaultdict(list)
+    for z in sorted(by_size, key=lambda z: math.prod(map(int, z.split("x")))):
+        rs = by_size[z]
+        cells = math.prod(map(int, z.split("x")))
+        entry: dict[str, Any] = {"cells": cells, "unit": "none"}
+        for figure, cpu, ok in (("first_grid", "cpu_s", lambda r: r["successes"] > 0),
+                                ("uniqueness", "unique_cpu_s", lambda r: r.get("unique") is not None)):
+            recs = [{"instance": r["instance"], "length": 0, "successes": int(ok(r)),
+                     "reads": 1, "cpu_s": r[cpu]} for r in rs]
+            optima = optimal_tts(LadderData.from_records(recs), QUANTILES, resamples=resamples)
+            entry[figure] = {str(o.q): {"instances": o.instances, "solved": o.solved,
+                                        "optimal_length": None, "interior": None,
+                                        "time_s": _num(o.tts99_s), "tts99_s": _num(o.tts99_s),
+                                        "low_s": _num(o.low_s), "high_s": _num(o.high_s)}
+                             for o in optima}
+            for o in optima:
+                if math.isfinite(o.tts99_s):
+                    points[(figure, o.q)].append((cells, o.tts99_s, o.replicates))
+        entry["quantiles"] = entry["uniqueness"]
+        sizes[z] = entry
+    fits: dict[str, Any] = {}
+    for (figure, q), pts in points.items():
+        fq = {}
+        for model in ("exp", "poly"):
+            f = fit_scaling([p[0] for p in pts], [p[1] for p in pts], [p[2] for p in pts],
+                            model=model, x="cells") if len(pts) >= 2 else None
+            fq[f"{model}_cells"] = f.to_dict() if f else None
+        fits.setdefault(figure, {})[str(q)] = {"sizes_used": len(pts), **fq}
+    return {"sizes": sizes, "fits": fits}
+
+
+def time_spread(rs: Sequence[dict]) -> float:
+    """The relative uncertainty of a record's mean CPU time per read, from the spread of its
+    calls: 1.96 x the standard deviation of (a call's time per read / the record's) over the
+    group's calls of full size, over sqrt(the median number of such calls per record). Widens
+    the bootstrap interval's ends (:func:`formulations.optimal.optimal_tts`, ``t_spread``)."""
+    import numpy as np
+
+    ratios, counts = [], []
+    for r in rs:
+        cr, cc = r.get("call_reads") or [], r.get("call_cpu_s") or []
+        full = [(c / k) for c, k in zip(cc, cr) if k == max(cr, default=0) and k > 0]
+        if len(full) >= 2 and r["reads"] and r["cpu_s"] > 0:
+            mean = r["cpu_s"] / r["reads"]
+            ratios += [x / mean for x in full]
+            counts.append(len(full))
+    if len(ratios) < 2:
+        return 0.0
+    return float(1.96 * np.std(ratios, ddof=1) / math.sqrt(float(np.median(counts))))
+
+
+def below_ground(rs: Sequence[dict], lengths: Sequence[int]) -> dict[str, Any]:
+    """Per length: the median over instances of the mean residual energy, and the median
+    time-to-target (TTS99 of reaching energy <= target) for each target of TARGETS."""
+    import numpy as np
+
+    out = {}
+    for L in lengths:
+        at = [r for r in rs if r["length"] == L]
+        by_inst: dict[str, list] = defaultdict(lambda: [0, 0, 0.0, 0.0, None])
+        for r in at:
+            a = by_inst[r["instance"]]
+            a[0] += r["reads"]
+            a[1] += r["cpu_s"]
+            a[2] += r["energy_mean"] * r["reads"]
+            counts = np.asarray(r["at_most"], dtype=float)
+            a[4] = counts if a[4] is None else a[4] + counts
+        if not by_inst:
+            continue
+        resid = np.median([a[2] / a[0] for a in by_inst.values()])
+        ttt = {}
+        from formulations.stats import repeats_for
+        for j, target in enumerate(TARGETS):
+            vals = [a[1] / a[0] * float(repeats_for(a[4][j] / a[0])) for a in by_inst.values()]
+            ttt[str(target)] = _num(float(quantile(np.array(vals), 0.5, axis=0)))
+        out[str(L)] = {"instances": len(by_inst), "median_residual_energy": float(resid),
+                       "median_tts99_to_target_s": ttt}
+    return out
+
+
+# -- commands -------------------------------------------------------------------------------------
+
+def cmd_select(args) -> None:
+    sel = select(args.sizes.split(","), args.per_size)
+    write_selection(sel)
+    print(f"wrote {PUZZLES}: " + ", ".join(f"{z} {len(k)}" for z, k in sel.items()))
+
+
+def cmd_run(args) -> None:
+    if not JANKO.is_file():
+        sys.exit(f"janko corpus not found at {JANKO} (set NONOGRAM_CORPUS)")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    sel = read_selection()
+    sel = {z: k[:args.limit] if args.limit else k for z, k in sel.items()
+           if z in args.sizes.split(",")}
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    add_manifest(out, manifest_entry(args))
+    planner = Planner(sel, [b for b in args.baselines.split(",") if b] + args.samplers.split(","),
+                      reads=args.reads, budget=args.budget)
+    run_tasks(planner, RecordFile(out / "records.jsonl.gz"), workers=args.workers,
+              scheduler=args.scheduler, progress=not args.quiet, cost=planner.cost,
+              log=lambda s: print(s, file=sys.stderr))
+    cmd_summary(args)
+
+
+def cmd_summary(args) -> None:
+    out = Path(args.out)
+    records = RecordFile(out / "records.jsonl.gz").read()
+    if not records:
+        sys.exit(f"no records in {out}; run `python bench/release.py run` first")
+    summary = summarize(records)
+    path = out / "summary.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(summary, indent=1) + "\n")
+    os.replace(tmp, path)
+    print(f"wrote {path} ({summary['records']} records)")
+    for s, d in summary["samplers"].items():
+        for z, e in d["sizes"].items():
+            q = e["quantiles"]["0.5"]
+            print(f"{s:<12} {z:>6} n={q['instances']:>3} solved={q['solved']:>3} "
+                  f"L*={q['optimal_length']} interior={q['interior']} "
+                  f"median TTS99 {q['tts99_s']} [{q['low_s']}, {q['high_s']}]")
+
+
+def cmd_status(args) -> None:
+    records = RecordFile(Path(args.out) / "records.jsonl.gz").read()
+    c: dict[tuple, list] = defaultdict(lambda: [0, 0.0, set(), set()])
+    for r in records:
+        if "error" in r:
+            continue
+        a = c[(r["sampler"], r["size"])]
+        a[0] += 1
+        a[1] += r["cpu_s"] + r["setup_cpu_s"]
+        a[2].add(r["length"])
+        a[3].add(r["instance"])
+    errors = sum(1 for r in records if "error" in r)
+    print(f"{len(records)} records ({errors} errors)")
+    for (s, z), (n, cpu, ls, insts) in sorted(c.items()):
+        print(f"{s:<12} {z:>6}: {n:>5} records, {len(insts):>3} instances, lengths "
+              f"{sorted(ls)}, {cpu / 3600:.2f} CPU-h")
+
+
+def cmd_estimate(args) -> None:
+    """CPU hours of the whole release from the cost model (formulations.harness.study.READ_COST),
+    calibrated by the records so far (median of measured / estimated CPU per sampler): ladders
+    as first planned plus two steps (A) and extended to the caps (B)."""
+    import statistics
+
+    from formulations.harness.study import read_seconds  # noqa: F401  (the model used)
+
+    sel = read_selection()
+    sel = {z: k for z, k in sel.items() if z in args.sizes.split(",")}
+    samplers = args.samplers.split(",")
+    pl = Planner(sel, samplers, reads=args.reads, budget=args.budget)
+    records = pooled(RecordFile(Path(args.out) / "records.jsonl.gz").read())
+    ratio: dict[str, list[float]] = defaultdict(list)
+    done = 0.0
+    for r in records:
+        done += r["cpu_s"] + r.get("setup_cpu_s", 0.0) + (r.get("unique_cpu_s") or 0.0)
+        if r["sampler"] in EXACT or r["instance"] not in pl.selection.get(r["size"], []):
+            continue
+        pl._vars(r["instance"])
+        t = pl.task(r["instance"], r["sampler"], r["length"], r["seed"])
+        est = estimate_cost(t, *pl.sizes[r["instance"]])
+        ratio[r["sampler"]].append((r["cpu_s"] + r["setup_cpu_s"]) / est)
+    scale = {s: statistics.median(v) for s, v in ratio.items() if len(v) >= 20}
+    tot = {"A": 0.0, "B": 0.0}
+    print(f"{'size':>6} {'sampler':<12} {'A CPU-h':>8} {'B CPU-h':>8}")
+    for z in sel:
+        for s in samplers:
+            init = pl.initial(s, z)
+            k0, k1 = ladder_index(init[0], BASE), ladder_index(init[-1], BASE)
+            cap = max(k for k in range(k1, k1 + 40) if ladder_length(k, BASE) <= MAX_LENGTH[s])
+            first = sel[z][0]
+            pl._vars(first)
+            n, q = pl.sizes[first]
+
+            def cost(k: int, first: str = first, s: str = s, n: int = n, q: int = q) -> float:
+                return estimate_cost(pl.task(first, s, ladder_length(k, BASE), 0), n, q)
+
+            f = scale.get(s, 1.0) * len(sel[z]) / 3600
+            a = f * sum(cost(k) for k in range(k0, min(k1 + 2, cap) + 1))
+            b = f * sum(cost(k) for k in range(k0, cap + 1))
+            tot["A"] += a
+            tot["B"] += b
+            print(f"{z:>6} {s:<12} {a:8.2f} {b:8.2f}")
+    print("calibration (measured / model): " + ", ".join(f"{s} {v:.2f}" for s, v in scale.items()))
+    print(f"whole release: {tot['A']:.1f} to {tot['B']:.1f} CPU-hours of sampling; "
+          f"{done / 3600:.2f} done. On W dedicated workers: that / W hours "
+          f"(2 cores: {tot['A'] / 2:.0f} to {tot['B'] / 2:.0f} h)")
+
+
+def plot(summary: dict, quantiles: Sequence[str] = ("0.5", "0.75", "0.9")):
+    """TTS99 at each quantile's optimal length against cells, one panel per quantile: a line
+    per sampler with its 95 % band; filled markers where the optimum is interior, hollow where it
+    is a bound (at a ladder edge); the exact baselines' time to the uniqueness proof dashed.
+    Unbounded ends are drawn to the top of the panel. Returns the figure."""
+    from formulations.show.plots import figure
+
+    fig = figure(4.2 * len(quantiles), 4.2)
+    axes = fig.subplots(1, len(quantiles), sharey=True)
+    for ax, q in zip(axes, quantiles):
+        for k, (name, d) in enumerate(sorted(summary["samplers"].items())):
+            xs, ys, lo, hi, inner = [], [], [], [], []
+            for z, e in d["sizes"].items():
+                o = e["quantiles"][q]
+                if o["tts99_s"] is None:
+                    continue
+                xs.append(e["cells"])
+                ys.append(o["tts99_s"])
+                lo.append(o["low_s"] if o["low_s"] is not None else o["tts99_s"])
+                hi.append(o["high_s"] if o["high_s"] is not None else math.inf)
+                inner.append(o["interior"] is not False)
+            if not xs:
+                continue
+            exact = name in EXACT
+            top = max([v for v in hi if math.isfinite(v)] + ys) * 10
+            hi = [min(v, top) for v in hi]
+            ax.plot(xs, ys, "--" if exact else "-", color=f"C{k}",
+                    label=f"{name} (uniqueness)" if exact else name)
+            ax.fill_between(xs, lo, hi, color=f"C{k}", alpha=0.15)
+            for x, y, i in zip(xs, ys, inner):
+                ax.plot([x], [y], "o", color=f"C{k}", mfc=f"C{k}" if i else "white")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("cells")
+        ax.set_title(f"q = {q}", fontsize="medium")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].set_ylabel("TTS99 at the optimal length (CPU s)")
+    axes[0].legend(fontsize="x-small")
+    fig.suptitle("Per-quantile optimal TTS99 over puzzles (95 % two-level bootstrap bands; "
+                 "hollow: optimum at a ladder edge, a bound)", fontsize="small")
+    return fig
+
+
+def cmd_plot(args) -> None:
+    from formulations.show.plots import save
+
+    path = Path(args.out) / "summary.json"
+    if not path.is_file():
+        sys.exit(f"{path}: missing; run `python bench/release.py summary` first")
+    out = save(plot(json.loads(path.read_text())), Path(args.out) / "scaling.png")
+    print(f"wrote {out}")
+
+
+def cmd_compact(args) -> None:
+    f = RecordFile(Path(args.out) / "records.jsonl.gz")
+    f.compact()
+    print(f"compacted {f.path} ({f.path.stat().st_size} bytes)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("command", choices=["select", "run", "summary", "status", "compact",
+                                        "estimate", "plot"])
+    ap.add_argument("--sizes", default=",".join(SIZES))
+    ap.add_argument("--per-size", type=int, default=PER_SIZE)
+    ap.add_argument("--samplers", default=",".join(SAMPLERS))
+    ap.add_argument("--baselines", default=",".join(BASELINES),
+                    help="exact backends timed on the same puzzles (empty: none)")
+    ap.add_argument("--reads", type=int, default=READS)
+    ap.add_argument("--budget", type=float, default=CPU_BUDGET_S,
+                    help="sampling CPU seconds per record at most")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--scheduler", default=None, help="a Dask scheduler address (tcp://HOST:8786)")
+    ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--limit", type=int, default=None,
+                    help="only the first N puzzles of each size (a quick look, not the release)")
+    args = ap.parse_args(argv)
+    {"select": cmd_select, "run": cmd_run, "summary": cmd_summary, "status": cmd_status,
+     "compact": cmd_compact, "estimate": cmd_estimate,
+     "plot": cmd_plot}[args.command](args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

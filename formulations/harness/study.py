@@ -1,0 +1,540 @@
+"""Sampler studies with one record format: one record per (instance, sampler, length, seed),
+measured in a worker, appended to a compressed JSON-lines file that a killed run resumes from.
+
+What a record holds (see :func:`measure`): reads and successes (exact penalty energy 0, the
+decoded grid checked against the clues), energy quantiles and the reads at or below a few
+energy targets (time-to-target and residual energy), the CPU and wall time of every sampler call
+(``time.process_time`` in the worker around the call itself: the sampling), the set-up (model,
+penalty lowering, the sampler object: CPU and wall) apart, the CPU of one zero-length call (the
+sampler's per-call overhead, for information) and the spin updates per read (length x
+variables). The length is ``num_sweeps`` for sa and OpenJij; for tabu it is the number of
+variable updates per variable of one simple tabu search (``coefficient_z_first``, no restarts,
+no wall-clock timeout), so that a read's work does not depend on the machine's load.
+
+The file (:class:`RecordFile`) is a sequence of gzip members, one per record, each written with
+one ``write`` on a file opened for appending: a kill leaves at most a torn last member, which is
+cut off when the file is opened again. Records are keyed by :attr:`Task.key`, so a run resumes
+by skipping the keys already present.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import time
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+RECORD_VERSION = 1
+SAMPLERS = ("sa", "tabu", "openjij-sa", "openjij-sqa")
+LENGTH_UNIT = {"sa": "sweeps", "openjij-sa": "sweeps", "openjij-sqa": "sweeps",
+               "tabu": "updates_per_variable"}
+ENERGY_QUANTILES = (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
+TARGETS = (0, 1, 2, 4, 8, 16, 32, 64)  # energy above the ground state (0): reads at or below
+TABU_TIMEOUT_MS = 10 ** 7               # never reached: the updates bound the read
+
+
+@dataclass(frozen=True)
+class Task:
+    """One record to measure. ``source`` loads the puzzle (``FILE::KEY``); the reads are drawn
+    in calls of at most ``reads_per_call`` until ``reads`` are drawn or ``cpu_budget_s`` of
+    sampling CPU is spent (at least ``min_calls`` calls, so the per-call spread is known)."""
+    study: str
+    instance: str
+    source: str
+    sampler: str
+    length: int
+    seed: int
+    reads: int = 100
+    reads_per_call: int = 10
+    cpu_budget_s: float = 60.0
+    min_calls: int = 2
+    use_x: bool = False
+    encoding: str = "order"
+    weights: tuple[tuple[str, float], ...] | None = None  # penalty family weights (None: default)
+
+    @property
+    def key(self) -> str:
+        key = f"{self.instance}|{self.sampler}|{self.length}|{self.seed}"
+        if self.encoding != "order" or self.use_x:  # the release's keys stay as they were
+            key += f"|{self.encoding}|x={int(self.use_x)}"
+        if self.weights:
+            key += "|w=" + ",".join(f"{k}:{v:g}" for k, v in self.weights)
+        return key
+
+
+# -- puzzles, cached per process -------------------------------------------------------------
+
+@lru_cache(maxsize=8)
+def _janko(path: str) -> dict:
+    from ..io import iter_janko
+    return {key: p for key, p, _ in iter_janko(Path(path))}
+
+
+def corpus_root() -> Path:
+    """The puzzle corpus: ``$NONOGRAM_CORPUS``, else the first ``shared/corpus`` found beside
+    the package's checkout or one of its parents (it is read by path, never copied)."""
+    env = os.environ.get("NONOGRAM_CORPUS")
+    if env:
+        return Path(env)
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        cand = parent / "shared" / "corpus"
+        if cand.is_dir():
+            return cand
+    return here.parents[3] / "shared" / "corpus"
+
+
+def load(source: str):
+    """A puzzle from ``FILE::KEY`` (a janko JSON file is read once per process) or a path;
+    ``corpus:REL`` is REL under :func:`corpus_root` (what records store, machine-independent)."""
+    from ..io import read_puzzle
+    from .jobs import select_puzzle
+
+    if source.startswith("corpus:"):
+        source = str(corpus_root() / source[len("corpus:"):])
+    path, _, key = source.partition("::")
+    if key and path.lower().endswith(".json"):
+        try:
+            return _janko(path)[key]
+        except KeyError:
+            from ..puzzle import PuzzleError
+            raise PuzzleError(f"no puzzle with key {key!r}", path=path) from None
+    if key:
+        return select_puzzle(Path(path), key).puzzle
+    return read_puzzle(path)
+
+
+# -- one record ---------------------------------------------------------------------------------
+
+def _sampler_kwargs(task: Task, sampler: Any, pen: Any, reads: int, seed: int) -> dict:
+    from backends.anneal import _PLANS, _sample_kwargs, tabu_tenure
+
+    if task.sampler == "tabu":
+        return dict(num_reads=reads, seed=seed % 2 ** 31, tenure=tabu_tenure(pen.num_variables),
+                    timeout=TABU_TIMEOUT_MS, num_restarts=0, coefficient_z_first=task.length,
+                    lower_bound_z=0,
+                    energy_threshold=-pen.offset + 1e-9 * max(1.0, abs(pen.offset)))
+    return _sample_kwargs(_PLANS[task.sampler], sampler, pen, seed=seed, reads=reads,
+                          sweeps=task.length, beta_range=None, beta_schedule=None, params=None)
+
+
+def _zero_length(task: Task, kw: dict) -> dict | None:
+    """The same call with no annealing (the per-call overhead), where the sampler allows it."""
+    if task.sampler == "tabu":
+        return {**kw, "coefficient_z_first": 0}
+    if task.sampler in ("sa", "openjij-sa"):
+        return {**kw, "num_sweeps": 0}
+    return None
+
+
+EXACT = ("cpsat", "lines")  # exact baselines: one trial per record, length 0
+
+
+def measure_exact(task: Task) -> dict[str, Any]:
+    """An exact backend on one puzzle, timed as the samplers are (process CPU of the solve call
+    in this worker, wall apart): the first grid (``unique=False``), then a second call that
+    also proves the grid unique (or finds a second one). ``cpu_budget_s`` is each call's time
+    limit. One trial: ``successes`` 1 when the first grid came back verified."""
+    from ..solving import solve_puzzle
+    from .runner import warm
+
+    puzzle = load(task.source)
+    warm(task.sampler)
+    out: dict[str, Any] = {}
+    for tag, unique in (("", False), ("unique_", True)):
+        c, w = time.process_time(), time.perf_counter()
+        res = solve_puzzle(puzzle, task.sampler, unique=unique, time_limit=task.cpu_budget_s,
+                           seed=task.seed)
+        out[f"{tag}cpu_s"] = time.process_time() - c
+        out[f"{tag}wall_s"] = time.perf_counter() - w
+        out[f"{tag}status"] = res.status.value
+        out[f"{tag}build_s"] = res.build_s
+        if unique:
+            out["unique"] = res.unique
+        else:
+            out["successes"] = int(res.solved)
+            out["variables"] = res.variables
+    return {"v": RECORD_VERSION, "key": task.key, "study": task.study, "instance": task.instance,
+            "source": task.source, "size": f"{puzzle.height}x{puzzle.width}",
+            "cells": puzzle.height * puzzle.width, "sampler": task.sampler, "length": 0,
+            "unit": "none", "seed": task.seed, "reads": 1, "verified": bool(out["successes"]),
+            "call_cpu_s": [round(out["cpu_s"], 6)], "call_reads": [1],
+            "setup_cpu_s": 0.0, "time_limit_s": task.cpu_budget_s, **out}
+
+
+def measure(task: Task) -> dict[str, Any]:
+    """Measure one task in this process and return its record (see the module docstring).
+    Raises when an energy-0 read decodes to a grid that breaks the clues (a broken model)."""
+    from backends.anneal import _PLANS
+
+    if task.sampler in EXACT:
+        return measure_exact(task)
+    from ..model import build_model
+    from ..model.penalty import lower
+    from ..puzzle import check_grid
+
+    puzzle = load(task.source)
+    c0, w0 = time.process_time(), time.perf_counter()
+    nm = build_model(puzzle, use_x=task.use_x, encoding=task.encoding)
+    pen = lower(nm, dict(task.weights) if task.weights else None)
+    bqm = pen.to_bqm(labels="index")
+    sampler = _PLANS[task.sampler].make()
+    setup_cpu, setup_wall = time.process_time() - c0, time.perf_counter() - w0
+    n = pen.num_variables
+
+    call_cpu: list[float] = []
+    call_wall: list[float] = []
+    call_reads: list[int] = []
+    energies: list[np.ndarray] = []
+    verified = False
+    # reads per call: as many as let min_calls calls fit the budget at the estimated cost per
+    # read (1 to reads_per_call), measured again after the first call
+    est = read_seconds(task.sampler, task.length, n, len(pen.qv))
+    fit = int(task.cpu_budget_s / max(1, task.min_calls) / max(est, 1e-9))
+    per_call = max(1, min(task.reads_per_call, task.reads, fit))
+    call = 0
+    while sum(call_reads) < task.reads:
+        want = min(per_call, task.reads - sum(call_reads))
+        kw = _sampler_kwargs(task, sampler, pen, want, task.seed * 1000 + call)
+        c, w = time.process_time(), time.perf_counter()
+        ss = sampler.sample(bqm, **kw)
+        rec = ss.record
+        call_cpu.append(time.process_time() - c)
+        call_wall.append(time.perf_counter() - w)
+        X = np.zeros((len(rec), n), dtype=np.int8)
+        X[:, np.fromiter(ss.variables, dtype=np.int64, count=len(ss.variables))] = rec.sample
+        occ = np.asarray(getattr(rec, "num_occurrences", np.ones(len(rec))), dtype=np.int64)
+        e = np.repeat(pen.energies(X), occ)
+        X = np.repeat(X, occ, axis=0)
+        if not verified and (e == 0).any():
+            grid = nm.decode(X[int(np.argmax(e == 0))])
+            broken = check_grid(puzzle, grid)
+            if broken:
+                raise RuntimeError(f"{task.instance}: an energy-0 read breaks the clues: {broken[0]}")
+            verified = True
+        energies.append(e)
+        call_reads.append(len(e))
+        call += 1
+        spent = sum(call_cpu)
+        per_read = spent / sum(call_reads)
+        if call == 1:
+            per_call = int(max(1, min(task.reads_per_call, task.cpu_budget_s
+                                      / max(1, task.min_calls) / max(per_read, 1e-9))))
+        if call >= task.min_calls and spent + per_read * per_call > task.cpu_budget_s:
+            break
+    E = np.concatenate(energies)
+    overhead = None
+    zk = _zero_length(task, _sampler_kwargs(task, sampler, pen, per_call, task.seed * 1000 + 999))
+    if zk is not None:
+        try:
+            c = time.process_time()
+            sampler.sample(bqm, **zk).record
+            overhead = time.process_time() - c
+        except Exception:
+            overhead = None
+    kw_shown = {k: v for k, v in kw.items() if k not in ("seed", "num_reads")}
+    return {
+        "v": RECORD_VERSION, "key": task.key, "study": task.study, "instance": task.instance,
+        "source": task.source, "size": f"{puzzle.height}x{puzzle.width}",
+        "cells": puzzle.height * puzzle.width, "sampler": task.sampler, "length": task.length,
+        "unit": LENGTH_UNIT.get(task.sampler, "sweeps"), "seed": task.seed, "use_x": task.use_x,
+        "encoding": task.encoding, "weights": dict(pen.weights), "variables": n, "interactions": len(pen.qv),
+        "reads": len(E), "successes": int((E == 0).sum()), "verified": verified,
+        "energy_quantiles": [float(v) for v in np.quantile(E, ENERGY_QUANTILES)],
+        "energy_mean": float(E.mean()),
+        "at_most": [int((E <= t).sum()) for t in TARGETS],
+        "cpu_s": float(sum(call_cpu)), "wall_s": float(sum(call_wall)),
+        "call_cpu_s": [round(x, 6) for x in call_cpu],
+        "call_wall_s": [round(x, 6) for x in call_wall], "call_reads": call_reads,
+        "setup_cpu_s": round(setup_cpu, 6), "setup_wall_s": round(setup_wall, 6),
+        "overhead_cpu_s": None if overhead is None else round(overhead, 6),
+        "overhead_reads": per_call if overhead is not None else None,
+        "spin_updates_per_read": int(task.length) * n,
+        "load1": _load(),  # the machine's 1-minute load average: CPU times inflate under load
+        "params": json.loads(json.dumps(kw_shown, default=str)),
+    }
+
+
+def _load() -> float | None:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
+
+
+def measure_safe(task: Task) -> dict[str, Any]:
+    """:func:`measure`, a failure becoming an error record (kept, so the run does not retry it
+    forever; ``--retry-errors`` runs such tasks again)."""
+    try:
+        return measure(task)
+    except Exception as exc:
+        return {"v": RECORD_VERSION, "key": task.key, "study": task.study,
+                "instance": task.instance, "sampler": task.sampler, "length": task.length,
+                "seed": task.seed, "error": f"{type(exc).__name__}: {exc}"}
+
+
+# -- the record file -----------------------------------------------------------------------------
+
+class RecordFile:
+    """Records appended as gzip members (one per record, one ``write`` each); reading stops at a
+    torn member, and opening for appending cuts it off."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+
+    def read(self) -> list[dict]:
+        return list(self._members()[0])
+
+    def _members(self) -> tuple[list[dict], int]:
+        """The records and the byte offset where the intact members end."""
+        if not self.path.exists():
+            return [], 0
+        data = self.path.read_bytes()
+        out, pos = [], 0
+        while pos < len(data):
+            d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            try:
+                text = d.decompress(data[pos:])
+                if not d.eof:
+                    break  # torn
+                for line in text.decode().splitlines():
+                    if line.strip():
+                        out.append(json.loads(line))
+            except (zlib.error, ValueError):
+                break
+            pos = len(data) - len(d.unused_data)
+        return out, pos
+
+    def repair(self) -> int:
+        """Cut a torn last member; returns the bytes removed."""
+        if not self.path.exists():
+            return 0
+        _, good = self._members()
+        size = self.path.stat().st_size
+        if good < size:
+            with self.path.open("r+b") as f:
+                f.truncate(good)
+        return size - good
+
+    def append(self, record: dict) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        blob = gzip.compress((json.dumps(record, separators=(",", ":")) + "\n").encode(),
+                             compresslevel=9, mtime=0)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, blob)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def compact(self) -> None:
+        """Rewrite as one gzip member (smaller), atomically (temporary file, then rename)."""
+        records = self.read()
+        tmp = self.path.with_suffix(self.path.suffix + ".tmp")
+        with gzip.open(tmp, "wt", compresslevel=9) as f:
+            for r in records:
+                f.write(json.dumps(r, separators=(",", ":")) + "\n")
+        os.replace(tmp, self.path)
+
+
+# -- executors: local processes or a Dask cluster ------------------------------------------------
+
+def _worker_init() -> None:
+    import signal
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class Executor:
+    """Submit tasks, collect finished ones: a local pool of ``workers`` processes, or a Dask
+    cluster (``scheduler``: an address or a ``distributed.Client``), as the harness's
+    ``--scheduler`` option gives it."""
+
+    def __init__(self, workers: int = 1, scheduler: Any = None):
+        self.scheduler = scheduler
+        self.pending: dict[Any, Task] = {}
+        if scheduler is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            os.environ.setdefault("OMP_NUM_THREADS", "1")
+            self.slots = max(1, workers)
+            self.pool = ProcessPoolExecutor(self.slots,
+                                            mp_context=multiprocessing.get_context("spawn"),
+                                            initializer=_worker_init)
+            self.client = None
+        else:
+            from .executors import SCHEDULER_TIMEOUT_S
+            try:
+                from distributed import Client, as_completed
+            except ImportError:
+                from ..results import BackendError
+                raise BackendError('a Dask scheduler needs Dask distributed: pip install '
+                                   'distributed') from None
+            self.client = scheduler if isinstance(scheduler, Client) else \
+                Client(scheduler, timeout=SCHEDULER_TIMEOUT_S)
+            self.slots = max(1, sum(self.client.nthreads().values()))
+            self.ac = as_completed()
+
+    @property
+    def free(self) -> int:
+        return 2 * self.slots - len(self.pending)  # keep every slot fed, little queued
+
+    def submit(self, task: Task) -> None:
+        if self.client is None:
+            fut = self.pool.submit(measure_safe, task)
+        else:
+            fut = self.client.submit(measure_safe, task, pure=False)
+            self.ac.add(fut)
+        self.pending[fut] = task
+
+    def finished(self) -> Iterator[tuple[Task, dict]]:
+        """Wait for at least one task; yield every finished one."""
+        if not self.pending:
+            return
+        if self.client is None:
+            from concurrent.futures import FIRST_COMPLETED, wait
+            done, _ = wait(list(self.pending), return_when=FIRST_COMPLETED)
+        else:
+            done = [next(self.ac)]
+        for fut in done:
+            task = self.pending.pop(fut)
+            try:
+                rec = fut.result()
+            except Exception as exc:
+                rec = {"v": RECORD_VERSION, "key": task.key, "study": task.study,
+                       "instance": task.instance, "sampler": task.sampler,
+                       "length": task.length, "seed": task.seed,
+                       "error": f"worker failed: {type(exc).__name__}: {exc}"}
+            yield task, rec
+
+    def close(self) -> None:
+        if self.client is None:
+            for p in list((getattr(self.pool, "_processes", None) or {}).values()):
+                try:
+                    p.kill()
+                except Exception:
+                    pass
+            self.pool.shutdown(wait=False, cancel_futures=True)
+        else:
+            for f in self.pending:
+                f.cancel()
+            if not isinstance(self.scheduler, type(self.client)):
+                self.client.close()
+
+
+# CPU seconds of one read per unit of anneal length, measured here (AMD EPYC, one thread) on
+# janko 15x15, 30x30 and 40x30 QUBOs: sa and openjij-sa grow with the QUBO's terms
+# (variables + 2 x interactions), openjij-sqa with terms^1.5, tabu with variables^2 (its dense
+# matrices; an upper bound: a read stops at the ground state).
+READ_COST = {"sa": (1.2e-9, "terms", 1.0), "openjij-sa": (3.5e-9, "terms", 1.0),
+             "openjij-sqa": (9.8e-10, "terms", 1.5), "tabu": (1.8e-11, "variables", 2.0)}
+
+
+def read_seconds(sampler: str, length: int, variables: int, interactions: int) -> float:
+    """Estimated CPU seconds of one read (:data:`READ_COST`)."""
+    c, base, power = READ_COST.get(sampler, (1.2e-9, "terms", 1.0))
+    x = variables + 2 * interactions if base == "terms" else variables
+    return c * length * x ** power
+
+
+def estimate_cost(task: Task, variables: int, interactions: int) -> float:
+    """A task's expected CPU seconds (for the progress bar's ETA and the release estimate): the
+    reads at :func:`read_seconds`, stopped by the budget but at least ``min_calls`` reads, plus
+    a little set-up."""
+    if task.sampler in EXACT:
+        return 0.5
+    t = read_seconds(task.sampler, task.length, variables, interactions)
+    return max(min(task.reads * t, task.cpu_budget_s), task.min_calls * t) + 0.05
+
+
+def run_tasks(plan: Callable[[dict[str, dict]], Sequence[Task]], out: RecordFile, *,
+              workers: int = 1, scheduler: Any = None, progress: bool = True,
+              cost: Callable[[Task], float] | None = None,
+              log: Callable[[str], None] = print) -> dict[str, dict]:
+    """Run what ``plan(records_by_key)`` asks for, record by record, until it asks for nothing
+    new: ``plan`` is called again whenever no task is running or waiting, and as records
+    arrive, so it can extend ladders as the data come in. Returns every record by key."""
+    removed = out.repair()
+    if removed:
+        log(f"{out.path}: cut {removed} bytes of a torn last record")
+    records = {r["key"]: r for r in out.read()}
+    if records:
+        log(f"resuming: {len(records)} records already in {out.path}")
+    ex = Executor(workers, scheduler)
+    cost = cost or (lambda t: 1.0)
+    bar = None
+    if progress:
+        try:
+            from tqdm.auto import tqdm
+            bar = tqdm(total=0, unit="cpu-s", desc="release", dynamic_ncols=True,
+                       bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} est. cpu-s "
+                                  "[{elapsed}<{remaining}] {postfix}")
+        except ImportError:
+            bar = None
+    counted: set[str] = set()
+    try:
+        while True:
+            running = {t.key for t in ex.pending.values()}
+            # in the plan's order (smallest sizes first), whatever was planned before
+            queued = [t for t in plan(records) if t.key not in records and t.key not in running]
+            new = [t for t in queued if t.key not in counted]
+            if bar is not None and new:
+                bar.total += sum(cost(t) for t in new)
+                bar.refresh()
+            counted.update(t.key for t in new)
+            for t in queued[:max(0, ex.free)]:
+                ex.submit(t)
+            if not ex.pending:
+                break
+            for task, rec in ex.finished():
+                out.append(rec)
+                records[rec["key"]] = rec
+                if bar is not None:
+                    bar.update(cost(task))
+                    bar.set_postfix_str(f"{task.instance} {task.sampler} L={task.length} "
+                                        f"{rec.get('successes', 'ERR')}/{rec.get('reads', 0)}",
+                                        refresh=False)
+                elif progress:
+                    log(f"{task.key}: {rec.get('successes', rec.get('error'))}/{rec.get('reads')}")
+    finally:
+        if bar is not None:
+            bar.close()
+        ex.close()
+    return records
+
+
+def pooled(records: Iterable[dict]) -> list[dict]:
+    """Records without errors, for the statistics."""
+    return [r for r in records if "error" not in r and r.get("reads")]
+
+
+def task_from_dict(d: dict) -> Task:
+    kw = {k: d[k] for k in Task.__dataclass_fields__ if k in d}
+    if isinstance(kw.get("weights"), dict):
+        kw["weights"] = tuple(sorted(kw["weights"].items()))
+    return Task(**kw)
+
+
+__all__ = [
+    "ENERGY_QUANTILES",
+    "LENGTH_UNIT",
+    "SAMPLERS",
+    "TARGETS",
+    "Executor",
+    "RecordFile",
+    "Task",
+    "estimate_cost",
+    "load",
+    "measure",
+    "measure_safe",
+    "pooled",
+    "run_tasks",
+]

@@ -1,0 +1,60 @@
+"""notebooks/release.ipynb reads the release's summary.json: committed with its outputs, runs
+from a fresh kernel, and says clearly what to run when the summary is missing."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NB = ROOT / "notebooks" / "release.ipynb"
+nbformat = pytest.importorskip("nbformat")
+
+
+def _outputs(nb, kind: str) -> list:
+    return [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+            if o.get("output_type") == kind]
+
+
+def test_committed_release_notebook_has_outputs():
+    nb = nbformat.read(NB, as_version=4)
+    params = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert params and "NONOGRAM_NB_QUICK" in params[0].source
+    assert not _outputs(nb, "error")
+    assert all(c.get("execution_count") for c in nb.cells if c.cell_type == "code")
+    assert sum("image/png" in o.get("data", {}) for o in _outputs(nb, "display_data")) >= 2
+    assert "QUICK=False" in "".join(o.get("text", "") for o in _outputs(nb, "stream"))
+
+
+def _run(nb_dir: Path, monkeypatch):
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    pytest.importorskip("matplotlib")
+    monkeypatch.setenv("NONOGRAM_NB_QUICK", "1")
+    nb = nbformat.read(nb_dir / "release.ipynb", as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+    client = nbclient.NotebookClient(nb, kernel_name="python3", timeout=240,
+                                     resources={"metadata": {"path": str(nb_dir)}})
+    client.execute()
+    return nb
+
+
+@pytest.mark.slow
+def test_release_notebook_executes_from_a_fresh_kernel(monkeypatch):
+    if not (ROOT / "bench" / "results" / "release" / "summary.json").is_file():
+        pytest.skip("no release summary in this checkout")
+    nb = _run(NB.parent, monkeypatch)
+    assert "QUICK=True" in "".join(o.get("text", "") for o in _outputs(nb, "stream"))
+
+
+@pytest.mark.slow
+def test_without_the_summary_it_says_what_to_run(tmp_path, monkeypatch):
+    nbclient = pytest.importorskip("nbclient")
+    (tmp_path / "pyproject.toml").write_text("")          # a checkout without the release
+    (tmp_path / "notebooks").mkdir()
+    shutil.copy(NB, tmp_path / "notebooks" / "release.ipynb")
+    with pytest.raises(nbclient.exceptions.CellExecutionError, match="bench/release.py summary"):
+        _run(tmp_path / "notebooks", monkeypatch)

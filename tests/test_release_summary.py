@@ -1,0 +1,105 @@
+"""bench/release.py's summary.json from records: per sampler, size and quantile the optimum with
+its interval and whether it is interior; the fits; the figures below the solved regime. Built
+on synthetic records with a known optimum and a known exponential growth."""
+from __future__ import annotations
+
+import importlib.util
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LADDER = [50, 71, 100, 141, 200, 283, 400, 566, 800]
+RATE = 0.004   # TTS99 grows as exp(RATE * cells)
+
+
+@pytest.fixture(scope="module")
+def release():
+    spec = importlib.util.spec_from_file_location("release_bench", ROOT / "bench" / "release.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("release_bench", mod)
+    spec.loader.exec_module(sys.modules["release_bench"])
+    return sys.modules["release_bench"]
+
+
+def records(rng: np.random.Generator) -> list[dict]:
+    out = []
+    for side in (10, 15, 20):
+        cells = side * side
+        for i in range(30):
+            h = rng.uniform(2, 6) * math.exp(RATE * cells)
+            for L in LADDER:
+                reps = h * (283 ** 2 / L + L) / L
+                p = 1 - 0.01 ** (1 / reps)
+                k = int(rng.binomial(1000, p))
+                unsolved = i == 0 and side == 20   # one instance never solved
+                k = 0 if unsolved else k
+                out.append({"key": f"{i}_{side}|sa|{L}|0", "instance": f"{i}_{side}x{side}",
+                            "sampler": "sa", "size": f"{side}x{side}", "cells": cells,
+                            "length": L, "unit": "sweeps", "seed": 0, "reads": 1000,
+                            "successes": k, "cpu_s": 1000 * 1e-5 * L, "variables": 2 * cells,
+                            "setup_cpu_s": 0.5,
+                            "energy_mean": 0.5 if k else 3.0,
+                            "at_most": [k, k, 1000, 1000, 1000, 1000, 1000, 1000]})
+    out.append({"key": "x", "instance": "9_10x10", "sampler": "sa", "length": 50, "seed": 1,
+                "error": "RuntimeError: kept, not counted"})
+    return out
+
+
+def test_summary_holds_each_quantile_optimum_and_the_fits(release):
+    s = release.summarize(records(np.random.default_rng(1)), resamples=300)
+    assert s["errors"] == 1 and s["records"] == 3 * 30 * len(LADDER)
+    sa = s["samplers"]["sa"]
+    for size in ("10x10", "15x15", "20x20"):
+        e = sa["sizes"][size]
+        assert e["lengths"] == LADDER and e["unit"] == "sweeps"
+        for q in ("0.5", "0.75", "0.9"):
+            o = e["quantiles"][q]
+            assert o["instances"] == 30
+            assert o["optimal_length"] in (200, 283, 400) and o["interior"] is True  # 283 +- noise
+            assert o["low_s"] <= o["tts99_s"]
+            assert o["high_s"] is None or o["tts99_s"] <= o["high_s"]   # None: unbounded
+        assert e["quantiles"]["0.5"]["solved"] == (29 if size == "20x20" else 30)
+        assert e["median_setup_cpu_s"] == 0.5 and e["median_setup_per_read_s"] == 0.5 / 1000
+        o = e["quantiles"]["0.5"]
+        assert o["spin_updates_per_read"] == o["optimal_length"] * 2 * int(size[:2]) ** 2
+        below = e["below"]["283"]
+        assert below["instances"] == 30 and below["median_tts99_to_target_s"]["2"] == \
+            pytest.approx(283e-5)   # every read reaches energy 2: one read
+    fit = sa["fits"]["0.5"]
+    assert fit["sizes_used"] == 3
+    exp = fit["exp_cells"]
+    assert exp["low"] <= RATE <= exp["high"] and exp["exponent"] == pytest.approx(RATE, rel=0.3)
+    assert fit["poly_variables"]["exponent"] > 0
+
+
+def test_a_minimum_at_the_edge_is_reported_as_a_bound(release):
+    recs = [r for r in records(np.random.default_rng(2)) if r.get("length", 0) <= 200]
+    s = release.summarize(recs, resamples=100)
+    o = s["samplers"]["sa"]["sizes"]["10x10"]["quantiles"]["0.5"]
+    assert o["optimal_length"] == 200 and o["interior"] is False and o["edge"] == "high"
+    assert s["samplers"]["sa"]["fits"]["0.5"]["sizes_used"] == 0   # bounds are not fitted
+    assert s["samplers"]["sa"]["fits"]["0.5"]["exp_cells"] is None
+
+
+def test_exact_baselines_give_time_quantiles_and_fits(release):
+    rng = np.random.default_rng(4)
+    recs = []
+    for side in (10, 15, 20):
+        for i in range(20):
+            t = rng.uniform(0.5, 1.5) * 1e-3 * side ** 2
+            recs.append({"key": f"{i}_{side}|cpsat|0|0", "instance": f"{i}_{side}x{side}",
+                         "sampler": "cpsat", "size": f"{side}x{side}", "length": 0, "reads": 1,
+                         "successes": 1, "cpu_s": t, "unique_cpu_s": 2 * t,
+                         "unique": None if (i, side) == (0, 20) else True})  # one proof unfinished
+    s = release.summarize(recs, resamples=200)["samplers"]["cpsat"]
+    first = s["sizes"]["15x15"]["first_grid"]["0.5"]
+    assert first["instances"] == 20 and first["optimal_length"] is None
+    assert first["low_s"] <= first["time_s"] <= first["high_s"]
+    assert first["time_s"] == pytest.approx(0.225, rel=0.3)
+    assert s["sizes"]["20x20"]["uniqueness"]["0.5"]["solved"] == 19
+    fit = s["fits"]["first_grid"]["0.5"]["poly_cells"]
+    assert fit["low"] <= 1.0 <= fit["high"]     # time grows as cells^1 here
