@@ -319,7 +319,7 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
         return raw
     excluded = False
     if undecided:  # a grid, but no verdict within the slice: the verdict on the full model
-        first, info = raw.solutions[0], dict(raw.info)
+        first, info = raw.assignments[0], dict(raw.info)
         excluded = "second_status" in info  # unique_by=exclude: its clause is posted already
         info_sym["tried"] = False
     else:
