@@ -73,7 +73,7 @@ def test_two_solutions_are_not_unique(backend):
     assert r.unique is False
 
 
-@pytest.mark.parametrize("backend", [b for b in COMPLETE if b in ("cpsat", "lines")])
+@pytest.mark.parametrize("backend", [b for b in COMPLETE if b in ("cpsat", "lines", "sat", "mip")])
 @pytest.mark.parametrize("path", sorted(PUZZLES.glob("*.txt")), ids=lambda p: p.stem)
 def test_complete_backends_decide_every_project_puzzle(backend, path):
     puzzle = read_puzzle(path)

@@ -73,19 +73,6 @@ def test_cli_unique_proves_impossible3_infeasible(backend):
     assert p.returncode == 1 and record["status"] == "infeasible", p.stderr
 
 
-@pytest.mark.parametrize("backend", INSTALLED)
-@pytest.mark.parametrize("path", sorted(PUZZLES.glob("*.txt")), ids=lambda p: p.stem)
-def test_every_project_puzzle_decided(backend, path):
-    puzzle = read_puzzle(path)
-    r = solve_puzzle(puzzle, backend, unique=True, time_limit=60)
-    if path.stem.startswith("impossible"):
-        assert r.status is Status.INFEASIBLE
-        return
-    assert r.status is Status.SOLVED, r.message
-    assert check_grid(puzzle, r.grid) == []
-    assert r.unique is (not path.stem.startswith("two_solutions"))
-
-
 @pytest.mark.parametrize("use_x", [True, False], ids=["x", "no-x"])
 @pytest.mark.parametrize("backend", INSTALLED)
 def test_colour_puzzle_unique_with_and_without_x(backend, use_x):
