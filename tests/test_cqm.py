@@ -102,11 +102,13 @@ def test_command_line_export(tmp_path):
                         "--export-cqm", str(path), "--no-x"], cwd=ROOT, capture_output=True,
                        text=True, timeout=120)
     assert p.returncode == 0, p.stderr
-    assert p.stderr.strip() == f"wrote {path}" and p.stdout == ""
+    nm = build_model(read_puzzle(ROOT / "puzzles" / "cat15.txt"), use_x=False)
+    # the message names the model written: the variant asked for, its size
+    assert p.stderr.strip() == (f"wrote {path} (model=no-x for backend cpsat, "
+                                f"{nm.model.num_variables} variables)") and p.stdout == ""
     assert [f.name for f in tmp_path.iterdir()] == ["cat.cqm"]  # that file and nothing else
     with open(path, "rb") as f:
         back = dimod.ConstrainedQuadraticModel.from_file(f)
-    nm = build_model(read_puzzle(ROOT / "puzzles" / "cat15.txt"), use_x=False)
     assert len(back.constraints) == nm.model.num_constraints
     assert len(back.variables) == nm.model.num_variables
     truth = nm.encode(solve_lines(nm.puzzle).solutions[0])
