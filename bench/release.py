@@ -1,5 +1,5 @@
 """The benchmark release: TTS99 at the per-quantile optimal anneal length against puzzle size for
-sa, tabu, openjij-sa and openjij-sqa on janko puzzles (a benchmark, not a test; docs/benchmark.md).
+sa, tabu, openjij-sa, openjij-sqa, pimc, rotor, pt and pa on janko puzzles (a benchmark, not a test; docs/benchmark.md).
 
     python bench/release.py select              # (re)write bench/release_puzzles.txt (keys only)
     nice -n 19 python bench/release.py run [--workers 2 | --scheduler tcp://HOST:8786]
@@ -67,14 +67,16 @@ STUDY = "release-1"
 SIZES = ("10x10", "15x15", "20x20", "25x25", "30x30", "40x30")
 PER_SIZE = 100          # all of a size with fewer (40x30: 5)
 SELECT_SEED = 2026
-SAMPLERS = ("sa", "tabu", "openjij-sa", "openjij-sqa")
+SAMPLERS = ("sa", "tabu", "openjij-sa", "openjij-sqa", "pimc", "rotor", "pt", "pa")
 BASELINES = ("cpsat", "lines")   # exact: first grid and uniqueness proved, CPU, one trial each
 EXACT_LIMIT_S = 60.0
 READS = 100             # per record (one seed per instance and length)
 READS_PER_CALL = 10
 CPU_BUDGET_S = 30.0     # sampling CPU per record at most (fewer reads beyond it, at least 2 calls)
-MAX_LENGTH = {"sa": 32000, "openjij-sa": 16000, "openjij-sqa": 4000, "tabu": 204800}
-MIN_LENGTH = {"sa": 4, "openjij-sa": 4, "openjij-sqa": 4, "tabu": 4}
+MAX_LENGTH = {"sa": 32000, "openjij-sa": 16000, "openjij-sqa": 4000, "tabu": 204800,
+              "pimc": 8000, "rotor": 8000, "pt": 8000, "pa": 4000}
+MIN_LENGTH = {"sa": 4, "openjij-sa": 4, "openjij-sqa": 4, "tabu": 4,
+              "pimc": 4, "rotor": 4, "pt": 4, "pa": 4}
 INITIAL_SPAN = 2        # the first ladder: the guess and two sqrt(2) steps either side
 BASE = 100.0            # every ladder is a subset of 100 * sqrt(2)^k
 RESAMPLES = 1000

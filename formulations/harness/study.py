@@ -32,8 +32,9 @@ from typing import Any
 import numpy as np
 
 RECORD_VERSION = 1
-SAMPLERS = ("sa", "tabu", "openjij-sa", "openjij-sqa")
-LENGTH_UNIT = {"sa": "sweeps", "openjij-sa": "sweeps", "openjij-sqa": "sweeps",
+SAMPLERS = ("sa", "tabu", "openjij-sa", "openjij-sqa", "pimc", "rotor", "pt", "pa")
+LENGTH_UNIT = {"sa": "sweeps", "openjij-sa": "sweeps", "openjij-sqa": "sweeps", "pimc": "sweeps",
+               "rotor": "sweeps", "pt": "sweeps per replica", "pa": "sweeps per member",
                "tabu": "updates_per_variable"}
 ENERGY_QUANTILES = (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
 TARGETS = (0, 1, 2, 4, 8, 16, 32, 64)  # energy above the ground state (0): reads at or below
@@ -113,15 +114,28 @@ def load(source: str):
 
 # -- one record ---------------------------------------------------------------------------------
 
+def plan_of(name: str) -> Any:
+    """The sampler plan of backend ``name`` (dwave and OpenJij samplers in backends.anneal; the
+    quantum-annealing simulators, parallel tempering and population annealing in
+    backends.more_samplers): the same sampler and keyword translation the backend uses."""
+    from backends.anneal import _PLANS
+
+    if name in _PLANS:
+        return _PLANS[name]
+    from backends.more_samplers import _PLANS as MORE
+
+    return MORE[name]
+
+
 def _sampler_kwargs(task: Task, sampler: Any, pen: Any, reads: int, seed: int) -> dict:
-    from backends.anneal import _PLANS, _sample_kwargs, tabu_tenure
+    from backends.anneal import _sample_kwargs, tabu_tenure
 
     if task.sampler == "tabu":
         return dict(num_reads=reads, seed=seed % 2 ** 31, tenure=tabu_tenure(pen.num_variables),
                     timeout=TABU_TIMEOUT_MS, num_restarts=0, coefficient_z_first=task.length,
                     lower_bound_z=0,
                     energy_threshold=-pen.offset + 1e-9 * max(1.0, abs(pen.offset)))
-    return _sample_kwargs(_PLANS[task.sampler], sampler, pen, seed=seed, reads=reads,
+    return _sample_kwargs(plan_of(task.sampler), sampler, pen, seed=seed, reads=reads,
                           sweeps=task.length, beta_range=None, beta_schedule=None, params=None)
 
 
@@ -172,7 +186,6 @@ def measure_exact(task: Task) -> dict[str, Any]:
 def measure(task: Task) -> dict[str, Any]:
     """Measure one task in this process and return its record (see the module docstring).
     Raises when an energy-0 read decodes to a grid that breaks the clues (a broken model)."""
-    from backends.anneal import _PLANS
 
     if task.sampler in EXACT:
         return measure_exact(task)
@@ -185,7 +198,7 @@ def measure(task: Task) -> dict[str, Any]:
     nm = build_model(puzzle, use_x=task.use_x, encoding=task.encoding)
     pen = lower(nm, dict(task.weights) if task.weights else None)
     bqm = pen.to_bqm(labels="index")
-    sampler = _PLANS[task.sampler].make()
+    sampler = plan_of(task.sampler).make()
     setup_cpu, setup_wall = time.process_time() - c0, time.perf_counter() - w0
     n = pen.num_variables
 
@@ -435,7 +448,10 @@ class Executor:
 # (variables + 2 x interactions), openjij-sqa with terms^1.5, tabu with variables^2 (its dense
 # matrices; an upper bound: a read stops at the ground state).
 READ_COST = {"sa": (1.2e-9, "terms", 1.0), "openjij-sa": (3.5e-9, "terms", 1.0),
-             "openjij-sqa": (9.8e-10, "terms", 1.5), "tabu": (1.8e-11, "variables", 2.0)}
+             "openjij-sqa": (9.8e-10, "terms", 1.5), "tabu": (1.8e-11, "variables", 2.0),
+             # not calibrated: sa's cost times the backends' own read_cost (backends.more_samplers)
+             "pimc": (7.2e-9, "terms", 1.0), "rotor": (4.8e-9, "terms", 1.0),
+             "pt": (9.6e-9, "terms", 1.0), "pa": (2.4e-8, "terms", 1.0)}
 
 
 def read_seconds(sampler: str, length: int, variables: int, interactions: int) -> float:
