@@ -84,6 +84,17 @@ def _seed_stream(rng: np.random.Generator) -> Callable[[], int]:
     return lambda: int(rng.integers(SEED_LIMIT))
 
 
+
+def _betas(beta_range, steps: int, kind: str) -> "np.ndarray":
+    """``steps`` inverse temperatures from the range's low end to its high end, spaced
+    ``linear`` or ``geometric`` (the schedule both the simulators and population annealing use)."""
+    lo, hi = sorted(float(b) for b in beta_range)
+    if kind == "linear":
+        return np.linspace(lo, hi, steps)
+    if kind == "geometric":
+        return np.geomspace(lo, hi, steps)
+    raise ValueError(f"beta_schedule_type must be linear or geometric, got {kind!r}")
+
 class FieldAnnealingSampler:
     """dwave-samplers' PathIntegralAnnealingSampler or RotorModelAnnealingSampler with sa's beta
     schedule and a transverse field that falls to 0 (``gamma``, in units of beta); a dimod-style
@@ -113,15 +124,9 @@ class FieldAnnealingSampler:
         gamma = (PIMC_GAMMA if self.kind == "pimc" else ROTOR_GAMMA) if gamma is None else gamma
         if gamma < 0:
             raise ValueError(f"gamma must be 0 or more, got {gamma}")
-        lo, hi = sorted(float(b) for b in beta_range)
         steps = max(2, int(num_sweeps))
-        if beta_schedule_type == "linear":
-            hp = np.linspace(lo, hi, steps)
-        elif beta_schedule_type == "geometric":
-            hp = np.geomspace(lo, hi, steps)
-        else:
-            raise ValueError(f"beta_schedule_type must be linear or geometric, got "
-                             f"{beta_schedule_type!r}")
+        hp = _betas(beta_range, steps, beta_schedule_type)
+        lo, hi = float(hp[0]), float(hp[-1])
         if fixed_beta:  # quantum annealing at the cold end's temperature throughout
             hp = np.full(steps, hi)
         hd = hp * float(gamma) * np.linspace(1.0, 0.0, steps)
@@ -231,15 +236,9 @@ class PopulationAnnealingSampler:
 
         if population < 1 or sweeps_per_step < 1:
             raise ValueError("population and sweeps_per_step must be at least 1")
-        lo, hi = sorted(float(b) for b in beta_range)
         steps = max(2, math.ceil(int(num_sweeps) / int(sweeps_per_step)))
-        if beta_schedule_type == "linear":
-            betas = np.linspace(lo, hi, steps)
-        elif beta_schedule_type == "geometric":
-            betas = np.geomspace(lo, hi, steps)
-        else:
-            raise ValueError(f"beta_schedule_type must be linear or geometric, got "
-                             f"{beta_schedule_type!r}")
+        betas = _betas(beta_range, steps, beta_schedule_type)
+        lo, hi = float(betas[0]), float(betas[-1])
         rng = _rng(seed)
         labels = list(bqm.variables)
         rows, energies = [], []
