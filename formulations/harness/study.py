@@ -59,6 +59,9 @@ class Task:
     use_x: bool = False
     encoding: str = "order"
     weights: tuple[tuple[str, float], ...] | None = None  # penalty family weights (None: default)
+    # sa's beta range in units of 1 / (smallest weight), as the backend's default (1, 10) is;
+    # None: the sampler's default. Only for samplers with a scaled beta range (sa, openjij-sa).
+    beta: tuple[float, float] | None = None
 
     @property
     def key(self) -> str:
@@ -67,6 +70,8 @@ class Task:
             key += f"|{self.encoding}|x={int(self.use_x)}"
         if self.weights:
             key += "|w=" + ",".join(f"{k}:{v:g}" for k, v in self.weights)
+        if self.beta:
+            key += f"|b={self.beta[0]:g}:{self.beta[1]:g}"
         return key
 
 
@@ -128,15 +133,19 @@ def plan_of(name: str) -> Any:
 
 
 def _sampler_kwargs(task: Task, sampler: Any, pen: Any, reads: int, seed: int) -> dict:
-    from backends.anneal import _sample_kwargs, tabu_tenure
+    from backends.anneal import _sample_kwargs, default_beta_range, tabu_tenure
 
+    if task.beta is not None and not getattr(plan_of(task.sampler), "scaled_beta", False):
+        raise ValueError(f"sampler {task.sampler!r} takes no beta range (Task.beta)")
     if task.sampler == "tabu":
         return dict(num_reads=reads, seed=seed % 2 ** 31, tenure=tabu_tenure(pen.num_variables),
                     timeout=TABU_TIMEOUT_MS, num_restarts=0, coefficient_z_first=task.length,
                     lower_bound_z=0,
                     energy_threshold=-pen.offset + 1e-9 * max(1.0, abs(pen.offset)))
     return _sample_kwargs(plan_of(task.sampler), sampler, pen, seed=seed, reads=reads,
-                          sweeps=task.length, beta_range=None, beta_schedule=None, params=None)
+                          sweeps=task.length, beta_schedule=None, params=None,
+                          beta_range=None if task.beta is None else
+                          default_beta_range(pen.weights, tuple(task.beta)))
 
 
 def _zero_length(task: Task, kw: dict) -> dict | None:
@@ -190,13 +199,17 @@ def measure(task: Task) -> dict[str, Any]:
     if task.sampler in EXACT:
         return measure_exact(task)
     from ..model import build_model
-    from ..model.penalty import lower
+    from ..model.penalty import penalty_terms
     from ..puzzle import check_grid
 
     puzzle = load(task.source)
     c0, w0 = time.process_time(), time.perf_counter()
     nm = build_model(puzzle, use_x=task.use_x, encoding=task.encoding)
-    pen = lower(nm, dict(task.weights) if task.weights else None)
+    terms = penalty_terms(nm)
+    # a study's weights name its encoding's families; a puzzle may lack one (no line with two
+    # blocks: no clash pair), whose weight then has nothing to weigh
+    pen = terms.weighted({k: v for k, v in task.weights if k in terms.family_names}
+                         if task.weights else None)
     bqm = pen.to_bqm(labels="index")
     sampler = plan_of(task.sampler).make()
     setup_cpu, setup_wall = time.process_time() - c0, time.perf_counter() - w0
@@ -258,7 +271,9 @@ def measure(task: Task) -> dict[str, Any]:
         "source": task.source, "size": f"{puzzle.height}x{puzzle.width}",
         "cells": puzzle.height * puzzle.width, "sampler": task.sampler, "length": task.length,
         "unit": LENGTH_UNIT.get(task.sampler, "sweeps"), "seed": task.seed, "use_x": task.use_x,
-        "encoding": task.encoding, "weights": dict(pen.weights), "variables": n, "interactions": len(pen.qv),
+        "encoding": task.encoding, "weights": dict(pen.weights),
+        **({"beta": list(task.beta)} if task.beta is not None else {}),
+        "variables": n, "interactions": len(pen.qv),
         "reads": len(E), "successes": int((E == 0).sum()), "verified": verified,
         "energy_quantiles": [float(v) for v in np.quantile(E, ENERGY_QUANTILES)],
         "energy_mean": float(E.mean()),
@@ -536,6 +551,8 @@ def task_from_dict(d: dict) -> Task:
     kw = {k: d[k] for k in Task.__dataclass_fields__ if k in d}
     if isinstance(kw.get("weights"), dict):
         kw["weights"] = tuple(sorted(kw["weights"].items()))
+    if kw.get("beta") is not None:
+        kw["beta"] = tuple(kw["beta"])
     return Task(**kw)
 
 
