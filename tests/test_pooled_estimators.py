@@ -1,55 +1,35 @@
-"""p is estimated from every read drawn: the encodings study pools a further batch with a first
-batch that had no success (it used to replace it, biasing p high)."""
+"""p is estimated from every read drawn: the studies (bench/encodings_tts.py, bench/release.py)
+pool every record of an instance and length, over seeds and calls, and never drop one for
+having no success (the old encodings study replaced a first batch without success, biasing p
+high)."""
 from __future__ import annotations
 
-import importlib.util
 import math
-import re
-import sys
-from pathlib import Path
 
 import pytest
 
-pytest.importorskip("dwave.samplers")
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def enc():
-    spec = importlib.util.spec_from_file_location("encodings_tts", ROOT / "bench" / "encodings_tts.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("encodings_tts", mod)  # its dataclasses look their module up
-    spec.loader.exec_module(sys.modules["encodings_tts"])
-    mod = sys.modules["encodings_tts"]
-    mod.VERBOSE = False
-    return mod
+from formulations.harness.study import pooled
+from formulations.optimal import LadderData, optimal_tts
 
 
-def test_pool_batches_sums_reads_and_successes(enc):
-    a = {"reads": 20, "successes": 0, "t_read_s": 0.001, "t_read_wall_s": 0.002, "best_energy": 3.0}
-    b = {"reads": 200, "successes": 1, "t_read_s": 0.002, "t_read_wall_s": 0.003, "best_energy": 0.0}
-    row = enc.pool_batches(a, b)
-    assert (row["reads"], row["successes"]) == (220, 1) and row["p"] == pytest.approx(1 / 220)
-    t = (0.02 + 0.4) / 220
-    assert row["t_read_s"] == pytest.approx(t)
-    assert row["tts99_s"] == pytest.approx(t * math.log(0.01) / math.log(1 - 1 / 220))
-    assert row["tts99_low_s"] < row["tts99_s"] < row["tts99_high_s"] and row["best_energy"] == 0
+def _rec(inst, length, successes, reads, cpu, seed=0):
+    return {"key": f"{inst}|sa|{length}|{seed}", "instance": inst, "length": length,
+            "successes": successes, "reads": reads, "cpu_s": cpu}
 
 
-def test_a_batch_without_success_is_pooled_with_the_next(enc):
-    from formulations.io import read_puzzle
-    from formulations.model import build_model
-    from formulations.model.penalty import penalty_terms
+def test_records_at_one_length_pool_their_reads_successes_and_time():
+    recs = [_rec("a", 100, 0, 20, 0.02, seed=0), _rec("a", 100, 1, 200, 0.4, seed=1)]
+    assert pooled(recs) == recs                      # a record with p = 0 is kept
+    d = LadderData.from_records(pooled(recs))
+    assert (d.successes.tolist(), d.reads.tolist()) == ([[1]], [[220]])
+    t = 0.42 / 220
+    assert d.t_read[0, 0] == pytest.approx(t)
+    assert d.tts()[0, 0] == pytest.approx(t * math.log(0.01) / math.log(1 - 1 / 220))
 
-    puzzle = read_puzzle(ROOT / "puzzles" / "house10.txt")
-    nm = build_model(puzzle, use_x=False)
-    pen = penalty_terms(nm).weighted(None)
-    bqm = pen.to_bqm(labels="index")
-    # one sweep from random states: no read reaches the ground state
-    row = enc.measure("sa", enc.make_sampler("sa"), bqm, pen, nm, puzzle, 1, 20, 7,
-                      budget_s=0.05, min_reads=20)
-    m = re.match(r"pooled: (\d+) more reads after 0 of 20", row["note"])
-    assert m, row["note"]
-    assert row["reads"] == 20 + int(m.group(1)) and row["successes"] == 0
-    assert math.isfinite(row["tts99_low_s"]) and row["tts99_high_s"] == math.inf
+
+def test_an_instance_never_solved_counts_as_inf_in_the_quantiles():
+    recs = [_rec(i, 100, s, 100, 0.1) for i, s in (("a", 50), ("b", 40), ("c", 0))]
+    d = LadderData.from_records(pooled(recs))
+    q50, q90 = optimal_tts(d, (0.5, 0.9), resamples=50)
+    assert math.isfinite(q50.tts99_s) and q50.solved == 2 and q50.instances == 3
+    assert math.isinf(q90.tts99_s)                   # the unsolved third is above the 0.9 quantile
