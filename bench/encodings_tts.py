@@ -109,7 +109,7 @@ class Phase:
 
 
 TUNE = Phase("tune", reads=60, budget=1.0, span=1, steps=2, quantiles=(0.5,))
-TEST = Phase("test", reads=100, budget=1.5, span=2, steps=3, quantiles=QUANTILES)
+TEST = Phase("test", reads=100, budget=1.5, span=2, steps=4, quantiles=QUANTILES)
 RESAMPLES = 1000
 
 
@@ -344,12 +344,22 @@ class Planner:
                 tasks += [t for _, o in groups for t in o.missing]
                 if best is None:
                     continue
-                length = tuned_length(best, groups) or GUESS.get((s, enc), 1000)
                 for size, insts in self.puzzles.test.items():
-                    o = self.outcome(Group(self.test, best, size, tuple(insts), length), records)
-                    tests += o.missing
+                    g = Group(self.test, best, size, tuple(insts), self.centre(best, groups, size))
+                    tests += self.outcome(g, records).missing
         tests.sort(key=lambda t: _cells(t.instance.rsplit("_", 1)[-1]) if "_" in t.instance else 0)
         return tasks + tests
+
+    def centre(self, best: Config, groups: Sequence[tuple[Group, Outcome]], size: str) -> int:
+        """Where a test ladder starts: the tuned length (the training median's optimum); for
+        sa times the ratio of cells to the training puzzles' (longer anneals for larger
+        puzzles; the ladder's extensions find the optimum from there). tabu's reads stop at
+        the ground state, so its length is kept."""
+        length = tuned_length(best, groups) or GUESS.get((best.sampler, best.encoding), 1000)
+        train = [z for z, ks in self.puzzles.train.items() if ks]
+        if best.sampler == "sa" and train and _cells(train[0]) and _cells(size):
+            length = int(round(length * _cells(size) / _cells(train[0])))
+        return length
 
     def test_groups(self, records: dict[str, dict]) -> list[tuple[Group, Outcome]]:
         out = []
@@ -358,9 +368,8 @@ class Planner:
                 groups, best = self.tune_groups(enc, s, records)
                 if best is None:
                     continue
-                length = tuned_length(best, groups) or GUESS.get((s, enc), 1000)
                 for size, insts in self.puzzles.test.items():
-                    g = Group(self.test, best, size, tuple(insts), length)
+                    g = Group(self.test, best, size, tuple(insts), self.centre(best, groups, size))
                     out.append((g, self.outcome(g, records)))
         return out
 
