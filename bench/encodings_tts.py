@@ -83,7 +83,8 @@ PUZZLES = ROOT / "bench" / "encodings_puzzles.txt"
 STUDY = "encodings-2"
 SELECT_SEED = 29
 TRAIN_PER_SIZE = {"10x10": 8}                 # training puzzles per size
-TEST_PER_SIZE = {"10x10": 24, "15x15": 16}    # test puzzles per size
+TEST_PER_SIZE = {"10x10": 16, "15x15": 12}    # test puzzles per size
+DRAWN = {"10x10": 32, "15x15": 16}            # keys drawn per size: train first, then test
 SAMPLERS = ("sa", "tabu")
 SCALES = (1.0, 0.5, 2.0)              # structural weights x their defaults (first: the default)
 BETAS = ((1.0, 10.0), (0.3, 10.0), (1.0, 30.0))  # sa, units of 1 / min weight (first: default)
@@ -109,16 +110,17 @@ class Phase:
 
 
 TUNE = Phase("tune", reads=60, budget=1.0, span=1, steps=2, quantiles=(0.5,))
-TEST = Phase("test", reads=100, budget=1.5, span=2, steps=4, quantiles=QUANTILES)
+TEST = Phase("test", reads=100, budget=1.0, span=2, steps=3, quantiles=QUANTILES)
 RESAMPLES = 1000
 
 
 # -- the puzzles ----------------------------------------------------------------------------------
 
 def select(train: dict[str, int] = TRAIN_PER_SIZE, test: dict[str, int] = TEST_PER_SIZE,
-           seed: int = SELECT_SEED) -> dict[str, dict[str, list[str]]]:
+           seed: int = SELECT_SEED, drawn: dict[str, int] = DRAWN) -> dict[str, dict[str, list[str]]]:
     """Seeded samples of janko keys: per size ``random.Random(f"{seed}-{size}")`` draws
-    train + test keys from the size's keys sorted by id; the first ``train`` of them train."""
+    ``drawn`` keys from the size's keys sorted by id; the first ``train`` of them train, the
+    next ``test`` test (the rest unused: the sizes were cut to the machine's time)."""
     from formulations.io import iter_janko
 
     keys: dict[str, list[str]] = defaultdict(list)
@@ -128,8 +130,9 @@ def select(train: dict[str, int] = TRAIN_PER_SIZE, test: dict[str, int] = TEST_P
     for size in sorted(set(train) | set(test), key=_cells):
         ks = sorted(keys[size], key=lambda k: (int(k.split("_")[0]), k))
         n_tr, n_te = train.get(size, 0), test.get(size, 0)
-        draw = random.Random(f"{seed}-{size}").sample(ks, min(len(ks), n_tr + n_te))
-        out["train"][size], out["test"][size] = draw[:n_tr], draw[n_tr:]
+        n = max(drawn.get(size, 0), n_tr + n_te)
+        draw = random.Random(f"{seed}-{size}").sample(ks, min(len(ks), n))
+        out["train"][size], out["test"][size] = draw[:n_tr], draw[n_tr:n_tr + n_te]
     return out
 
 
@@ -137,9 +140,11 @@ def write_selection(sel: dict, path: Path = PUZZLES) -> None:
     lines = [f"# the encodings study's puzzles (bench/encodings_tts.py select): janko keys of "
              f"{JANKO_REL} in the corpus, or paths",
              f"# per size random.Random('{SELECT_SEED}-SIZE').sample(keys sorted by id, "
-             f"train + test); the first drawn train. Train and test never overlap."]
+             f"{DRAWN}); the first drawn train, the next test. Train and test never overlap."]
     for phase in ("train", "test"):
         for size, keys in sel[phase].items():
+            if not keys:
+                continue
             lines.append(f"# {phase} {size}: {len(keys)}")
             lines += [f"{phase} {k}" for k in keys]
     path.write_text("\n".join(lines) + "\n")
