@@ -503,8 +503,26 @@ def test_summary(planner: Planner, records: dict[str, dict], resamples: int = RE
                          "lengths": f"{o.lengths[0]}-{o.lengths[-1]} ({len(o.lengths)})",
                          "L*": q.optimal_length, "interior": q.interior, "edge": q.edge,
                          "tts99_ms": _ms(q.tts99_s), "low_ms": _ms(q.low_s),
-                         "high_ms": _ms(q.high_s)})
+                         "high_ms": _ms(q.high_s),
+                         "bound_ms": _ms(censored_bound(LadderData.from_records(rs), q.q))})
     return rows
+
+
+def censored_bound(data: LadderData, q: float, confidence: float = 0.95) -> float:
+    """A lower bound on the q-quantile's optimal TTS99 that stays finite when puzzles were never
+    solved: each puzzle's TTS99 at each length from the upper end of the Clopper-Pearson
+    interval of p (0 successes in R reads still bound p below 1 - (0.025)^(1/R)), then the
+    q-quantile over puzzles and its minimum over lengths (each puzzle's bound holds at 97.5 %;
+    read as a bound of the data, not a joint confidence statement)."""
+    from formulations.stats import p_interval
+
+    if not data.instances:
+        return math.inf
+    _, hi = p_interval(data.successes, data.reads, confidence)
+    with np.errstate(invalid="ignore"):
+        t = np.asarray(data.t_read) * repeats_for(hi)
+    t = np.where((data.reads > 0) & np.isfinite(t), t, np.inf)
+    return float(quantile(t, q, axis=0).min())
 
 
 def _replicate_minima(data: LadderData, idx: np.ndarray, rng: np.random.Generator,
@@ -559,9 +577,14 @@ def ratio_table(planner: Planner, records: dict[str, dict], base: str = "order",
             continue
         for q in QUANTILES:
             r = paired_ratio(b, d, q, resamples=resamples, seed=seed)
+            order_high = optimal_tts(b, (q,), resamples=resamples, seed=seed)[0].high_s
             rows.append({"size": size, "sampler": s, "other": enc, "q": q,
                          "ratio": _num(r["ratio"]) if not math.isnan(r["ratio"]) else None,
                          "low": r["low"], "high": r["high"],
+                         # where the other encoding's quantile is unbounded (puzzles never
+                         # solved), what the reads drawn still show: its bound / order's high
+                         "at_least": censored_bound(d, q) / order_high
+                         if math.isfinite(order_high) else None,
                          "undefined_replicates": r["undefined_replicates"]})
     return rows
 
