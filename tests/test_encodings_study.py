@@ -53,6 +53,11 @@ def test_the_committed_training_and_test_puzzles_are_disjoint(enc):
     assert {z: len(k) for z, k in sel.test.items()} == enc.TEST_PER_SIZE
 
 
+def test_missing_records_name_the_command_that_makes_them(enc, tmp_path):
+    with pytest.raises(FileNotFoundError, match="python bench/encodings_tts.py run"):
+        enc.read_records(tmp_path / "records.jsonl.gz")
+
+
 def test_an_overlapping_list_is_refused(enc, tmp_path):
     p = tmp_path / "p.txt"
     p.write_text("train puzzles/heart5.txt\ntest puzzles/heart5.txt\n")
