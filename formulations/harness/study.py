@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import os
 import sys
 import time
@@ -634,6 +635,46 @@ def pooled(records: Iterable[dict]) -> list[dict]:
     return [r for r in records if "error" not in r and r.get("reads")]
 
 
+def pool_points(records: Iterable[dict], by: Callable[[dict], Any] = lambda r: r["instance"],
+                ) -> list[dict[str, Any]]:
+    """Per group (``by(record)``; one instance, or it mixes instances' p) and length, every read
+    of the group's records pooled over seeds and batches: p, the CPU time per read (total CPU
+    over total reads), TTS99 and its interval (:func:`formulations.stats.tts99_interval`:
+    Clopper-Pearson in p, widened by the spread of the calls' time per read). A group never
+    solved stays, with TTS99 inf (censored) and a finite lower end."""
+    from ..stats import tts99_interval, tts99_point
+
+    acc: dict[tuple, dict] = {}
+    for r in pooled(records):
+        a = acc.setdefault((by(r), r["length"]), {"reads": 0, "successes": 0, "cpu_s": 0.0,
+                                                  "records": 0, "calls": [], "energy": 0.0,
+                                                  "at_most": None, "first": r})
+        a["reads"] += r["reads"]
+        a["successes"] += r["successes"]
+        a["cpu_s"] += r["cpu_s"]
+        a["records"] += 1
+        a["calls"] += [c / k for c, k in zip(r["call_cpu_s"], r["call_reads"]) if k]
+        a["energy"] += r.get("energy_mean", math.nan) * r["reads"]
+        if r.get("at_most") is not None:
+            m = np.asarray(r["at_most"], dtype=np.int64)
+            a["at_most"] = m if a["at_most"] is None else a["at_most"] + m
+    out = []
+    for (group, length), a in acc.items():
+        t = a["cpu_s"] / a["reads"]
+        ci = tts99_interval(a["successes"], a["reads"], t,
+                            t_samples=a["calls"] if len(a["calls"]) >= 2 else None)
+        out.append({"group": group, "length": length, "records": a["records"],
+                    "reads": a["reads"], "successes": a["successes"],
+                    "p": a["successes"] / a["reads"], "t_read_s": t,
+                    "tts99_s": tts99_point(a["successes"], a["reads"], t),
+                    "low_s": ci.low, "high_s": ci.high,
+                    "energy_mean": a["energy"] / a["reads"],
+                    "at_most": None if a["at_most"] is None else a["at_most"].tolist(),
+                    "variables": a["first"].get("variables"), "size": a["first"].get("size"),
+                    "cells": a["first"].get("cells")})
+    return sorted(out, key=lambda x: (str(x["group"]), x["length"]))
+
+
 def task_from_dict(d: dict) -> Task:
     kw = {k: d[k] for k in Task.__dataclass_fields__ if k in d}
     if isinstance(kw.get("weights"), dict):
@@ -696,6 +737,7 @@ __all__ = [
     "load",
     "measure",
     "measure_safe",
+    "pool_points",
     "pooled",
     "read_study",
     "records_of",
