@@ -115,20 +115,28 @@ def table(records: Sequence[dict], time_limit: float | None = None) -> list[dict
             continue
         runs.setdefault((spec_of(r), r["size"], v["time_limit"]), []).append(r)
     out = []
-    for (b, size, t), rs in sorted(runs.items(), key=lambda kv: (kv[0][0], [int(v) for v in kv[0][1].split("x")])):
+    def order(kv: tuple) -> tuple:
+        return kv[0][0], [int(v) for v in kv[0][1].split("x")]
+
+    for (b, size, t), rs in sorted(runs.items(), key=order):
         ok = [r for r in rs if r["successes"]]
         lo, hi = p_interval(len(ok), len(rs))
         out.append({"backend": b, "size": size, "time_limit_s": t, "runs": len(rs),
                     "solved": len(ok), "solved_%": round(100 * len(ok) / len(rs)),
                     "low_%": round(100 * float(lo)), "high_%": round(100 * float(hi)),
-                    "median_cpu_s": round(statistics.median(r["cpu_s"] for r in ok), 2) if ok else None,
-                    "median_wall_s": round(statistics.median(r["wall_s"] for r in ok), 2) if ok else None})
+                    "median_cpu_s": _median([r["cpu_s"] for r in ok]),
+                    "median_wall_s": _median([r["wall_s"] for r in ok])})
     return out
+
+
+def _median(xs: list[float]) -> float | None:
+    return round(statistics.median(xs), 2) if xs else None
 
 
 def cat15(records: Sequence[dict]) -> list[dict]:
     """cat15's pooled p and TTS99 with its interval, per backend, at the default length."""
-    rs = [r for r in records if r["instance"] == "cat15" and "time_limit" not in r.get("variant", {})]
+    rs = [r for r in records
+          if r["instance"] == "cat15" and "time_limit" not in r.get("variant", {})]
     return pool_points(rs, by=lambda r: r["sampler"])
 
 

@@ -6,7 +6,7 @@ janko puzzles a size). This study adds random unique puzzles of sizes the corpus
 few puzzles a size, with the same records and statistics.
 
     python bench/anneal_scaling.py run [--sizes 10,15,20,25,30,40] [--janko 15x15,20x20,...]
-                                      [--per-size 3] [--samplers sa,tabu,openjij-sa,openjij-sqa,qbpp]
+                                      [--per-size 3] [--samplers sa,tabu,openjij-sa,...,qbpp]
                                       [--budget 5] [--workers 2 | --scheduler tcp://HOST:8786]
     python bench/anneal_scaling.py report       # summary.json, the table and scaling.png again
 
@@ -114,7 +114,8 @@ def puzzles(args: argparse.Namespace) -> list[tuple[str, str, str]]:
         for size in sizes:
             ks = [k for k in keys if k.endswith(f"_{size}")]
             random.Random(args.seed).shuffle(ks)
-            out += [(k, f"janko {size}", f"corpus:{JANKO_REL}::{k}") for k in sorted(ks[:args.per_size])]
+            out += [(k, f"janko {size}", f"corpus:{JANKO_REL}::{k}")
+                    for k in sorted(ks[:args.per_size])]
     return out
 
 

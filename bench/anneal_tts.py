@@ -4,7 +4,7 @@
     python bench/anneal_tts.py sweeps      # cat15: TTS99 against sweeps, x / no x, weights, beta
     python bench/anneal_tts.py sizes       # janko 20x20, 25x25, 30x30: TTS99 against sweeps
     python bench/anneal_tts.py all
-    python bench/anneal_tts.py report [weights|sweeps|sizes]   # the summaries again, from the records
+    python bench/anneal_tts.py report [weights|sweeps|sizes]   # the summaries, from the records
 
 A thin plan over :mod:`formulations.harness.study`: one record per (puzzle, variant, sweeps,
 seed), measured by ``study.measure`` (CPU time of the sampler calls alone, every read re-scored
@@ -24,8 +24,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for _p in (ROOT, ROOT / "bench"):
+    if str(_p) not in sys.path:
+        sys.path.insert(0, str(_p))
+
+import release  # noqa: E402  (bench/release.py: the release's statistics)
 
 from formulations.harness.study import (  # noqa: E402
     Task,
@@ -50,9 +53,9 @@ SWEEPS = {"weights": (50, 100, 150, 200),
 SIZES = ("20x20", "25x25", "30x30")
 
 
-def weights_of(m: float, o: float, link: float) -> tuple | None:
+def weights_of(monotone: float, order: float, link: float) -> tuple | None:
     """The Task's weights (None for the defaults, so that equal runs share their records)."""
-    w = {"monotone": m, "order": o, "link": link}
+    w = {"monotone": monotone, "order": order, "link": link}
     return None if w == dict(DEFAULT_WEIGHTS) else tuple(sorted(w.items()))
 
 
@@ -111,10 +114,21 @@ def series(r: dict) -> str:
             f" beta={'sampler' if v.get('beta_range') == 'sampler' else 'sa'}")
 
 
-def of(records: Sequence[dict], tasks: Sequence[Task]) -> list[dict]:
-    """The records of an experiment's tasks."""
-    keys = {t.key for t in tasks}
-    return [r for r in records if r["key"] in keys]
+def select(records: Sequence[dict], experiment: str) -> list[dict]:
+    """An experiment's records, by what they are (runs with other options share them): sizes,
+    the corpus puzzles; sweeps, the named puzzle at the default or equal weights (x or not, the
+    sampler's beta, presolve); weights, the named puzzle without a variant at the lengths the
+    weight grid was measured at."""
+    ok = [r for r in records if "error" not in r]
+    if experiment == "sizes":
+        return [r for r in ok if r["source"].startswith("corpus:")]
+    rs = [r for r in ok if not r["source"].startswith("corpus:")]
+    plain = {tuple(sorted(DEFAULT_WEIGHTS.items())), weights_of(1, 1, 1)}
+    grid = [r for r in rs if tuple(sorted(r["weights"].items())) not in plain]
+    if experiment == "weights":
+        lengths = {r["length"] for r in grid}
+        return [r for r in rs if not r.get("variant") and r["length"] in lengths]
+    return [r for r in rs if r not in grid]
 
 
 def points(records: Sequence[dict]) -> list[dict]:
@@ -125,7 +139,7 @@ def points(records: Sequence[dict]) -> list[dict]:
     return rows
 
 
-def best(records: Sequence[dict], by_size: bool = False) -> list[dict]:
+def best(records: Sequence[dict], by_size: bool = False, resamples: int = 1000) -> list[dict]:
     """Per (puzzle or size, series): the sweeps minimising TTS99 (the median over the size's
     puzzles when ``by_size``; unsolved as inf), with its two-level bootstrap interval; ``bound``
     when at an end of the sweeps tried."""
@@ -136,7 +150,8 @@ def best(records: Sequence[dict], by_size: bool = False) -> list[dict]:
         groups.setdefault((r["size"] if by_size else r["instance"], series(r)), []).append(r)
     out = []
     for (name, ser), rs in sorted(groups.items()):
-        o = optimal_tts(LadderData.from_records(rs), (0.5,))[0]
+        o = optimal_tts(LadderData.from_records(rs), (0.5,), resamples=resamples,
+                        t_spread=release.time_spread(rs))[0]
         out.append({"puzzle" if not by_size else "size": name, "series": ser,
                     "puzzles": o.instances, "solved": o.solved,
                     "variables": sorted(r["variables"] for r in rs)[len(rs) // 2],
@@ -154,15 +169,16 @@ def _ms(x: float | None) -> str:
     return "inf" if x is None or not math.isfinite(x) else f"{1e3 * x:.3g}"
 
 
-def report(records: Sequence[dict], experiment: str, tasks: Sequence[Task]) -> None:
-    recs = of(records, tasks)
+def report(records: Sequence[dict], experiment: str) -> None:
+    recs = select(records, experiment)
     print(f"\n== {experiment}: {len(recs)} records; TTS99 in ms of CPU [95 % interval] ==")
     if experiment != "sizes":
         print(f"{'series':<30} {'sweeps':>6} {'reads':>6} {'p':>6} {'TTS99':>9} [interval]")
         for p in points(recs):
             print(f"{p['series']:<30} {p['length']:>6} {p['reads']:>6} {p['p']:>6.3f} "
                   f"{_ms(p['tts99_s']):>9} [{_ms(p['low_s'])}, {_ms(p['high_s'])}]")
-    print(f"\nbest sweeps per {'size (median over its puzzles)' if experiment == 'sizes' else 'series'}:")
+    what = "size (median over its puzzles)" if experiment == "sizes" else "series"
+    print(f"\nbest sweeps per {what}:")
     for b in best(recs, by_size=experiment == "sizes"):
         name = b.get("puzzle") or b.get("size")
         print(f"{name:>12} {b['series']:<30} {b['solved']}/{b['puzzles']} solved, "
@@ -195,7 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         records = run_study([t for n in names for t in plan(n, args)], args)
     for n in names:
-        report(records, n, plan(n, args))
+        report(records, n)
     return 0
 
 

@@ -71,7 +71,8 @@ def puzzles(spec: str, skip: int = 0) -> list[tuple[str, str]]:
             if size in by:
                 by[size].append((int(key.split("_")[0]), key))
         for size, items in by.items():
-            out += [(k, f"corpus:{JANKO_REL}::{k}") for _, k in sorted(items)[skip:skip + want[size]]]
+            out += [(k, f"corpus:{JANKO_REL}::{k}")
+                    for _, k in sorted(items)[skip:skip + want[size]]]
     return out
 
 

@@ -686,7 +686,7 @@ def task_from_dict(d: dict) -> Task:
     return Task(**kw)
 
 
-# -- the command line of a study in bench/ ----------------------------------------------------------
+# -- the command line of a study in bench/ -------------------------------------------------
 
 def study_arguments(ap: Any, name: str) -> None:
     """The runner's options for a study's command line: where its records go (``--out``,
