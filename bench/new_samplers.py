@@ -117,6 +117,7 @@ def task_of(name: str, source: str, backend: str, setting: str, seed: int,
     return Task(STUDY, name, source, backend,
                 length if length is not None else default_length(backend, source), seed,
                 reads=args.max_reads, reads_per_call=args.batch, cpu_budget_s=args.budget,
+                min_calls=max(2, math.ceil(args.min_reads / args.batch)),
                 beta_range=beta, params=tuple(params) or None)
 
 
@@ -235,6 +236,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "sweeps=400+gamma=1 beta_range=1:30 (beta_range's ends joined by ':')")
     ap.add_argument("--budget", type=float, default=3.0, help="sampling CPU s per record (at most)")
     ap.add_argument("--max-reads", type=int, default=400)
+    ap.add_argument("--min-reads", type=int, default=20,
+                    help="at least this many reads per point, even beyond the budget")
+    ap.add_argument("--probe", type=int, default=4,
+                    help="ignored: the first call's time sets the reads that fit the budget")
     ap.add_argument("--batch", type=int, default=10, help="reads per sampler call")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--seeds", type=int, default=1, help="seeds per point (reads pooled)")
