@@ -699,6 +699,26 @@ def study_arguments(ap: Any, name: str) -> None:
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
+@lru_cache(maxsize=256)
+def _qubo_size(source: str, use_x: bool, encoding: str) -> tuple[int, int]:
+    from ..model import build_model
+    from ..model.penalty import lower
+
+    pen = lower(build_model(load(source), use_x=use_x, encoding=encoding))
+    return pen.num_variables, len(pen.qv)
+
+
+def task_cost(task: Task) -> float:
+    """:func:`estimate_cost` from the task's own QUBO (built once per puzzle and variant): the
+    progress bar's ETA."""
+    if task.time_limit is not None or task.sampler in EXACT:
+        return estimate_cost(task, 0, 0)
+    try:
+        return estimate_cost(task, *_qubo_size(task.source, task.use_x, task.encoding))
+    except Exception:
+        return 1.0
+
+
 def records_of(args: Any) -> RecordFile:
     return RecordFile(Path(args.out) / "records.jsonl.gz")
 
@@ -712,7 +732,7 @@ def run_study(plan: Callable[[dict[str, dict]], Sequence[Task]] | Sequence[Task]
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     f = records_of(args)
     run_tasks(tasks, f, workers=args.workers, scheduler=args.scheduler,
-              progress=not args.quiet, cost=cost, desc=Path(args.out).name,
+              progress=not args.quiet, cost=cost or task_cost, desc=Path(args.out).name,
               log=lambda s: print(s, file=sys.stderr))
     return f.read()
 
