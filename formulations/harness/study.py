@@ -15,6 +15,11 @@ The file (:class:`RecordFile`) is a sequence of gzip members, one per record, ea
 one ``write`` on a file opened for appending: a kill leaves at most a torn last member, which is
 cut off when the file is opened again. Records are keyed by :attr:`Task.key`, so a run resumes
 by skipping the keys already present.
+
+Every sampler study in ``bench/`` is a plan of tasks over this module (:func:`run_study` with the
+options of :func:`study_arguments`); a task can also ask for presolve, a beta range, sampler
+parameters or a time-budget run (the command line's ``--time-limit``), each part of its key
+only when set.
 """
 from __future__ import annotations
 
