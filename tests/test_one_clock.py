@@ -152,3 +152,28 @@ def test_a_results_file_from_before_the_cpu_columns_is_widened_and_resumed(tmp_p
     assert [r["key"] for r in got] == [rows[0]["key"], rows[1]["key"]]
     assert got[0]["solve_cpu_s"] is None and got[1]["solve_cpu_s"] == rows[1]["solve_cpu_s"]
     assert path.read_text().splitlines()[0].split(",") == list(FIELDS)
+
+
+def _burn(seconds: float) -> None:
+    import time
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
+def test_the_cpu_clock_counts_a_finished_worker_process():
+    # mip and qbpp solve in a worker process: its CPU counts once it has been waited for
+    import multiprocessing as mp
+    import time
+
+    from formulations.cputime import cpu_seconds
+
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("needs fork")
+    c0, p0 = cpu_seconds(), time.process_time()
+    child = mp.get_context("fork").Process(target=_burn, args=(0.3,))
+    child.start()
+    child.join()
+    assert child.exitcode == 0
+    assert cpu_seconds() - c0 >= 0.3  # the child's own 0.3 s of CPU at least
+    assert time.process_time() - p0 < cpu_seconds() - c0  # which process_time alone misses
