@@ -55,17 +55,6 @@ def random_grid(height: int, width: int, density: float, rng: random.Random) -> 
     return [[1 if rng.random() < density else 0 for _ in range(width)] for _ in range(height)]
 
 
-def is_unique_by_lines(puzzle: Puzzle, time_limit: float = SEARCH_LIMIT_S) -> bool:
-    """The line solver's verdict: its search exhausted with exactly one solution. Raises
-    GenerationError when the search hits ``time_limit``."""
-    from .lines.search import solve_lines
-
-    r = solve_lines(puzzle, max_solutions=2, time_limit=time_limit)
-    if r.timed_out:
-        raise GenerationError(f"line search over {time_limit:g} s")
-    return r.exhausted and len(r.solutions) == 1
-
-
 def make_unique(grid: list[list[int]], rng: random.Random, *,
                 time_limit: float = SEARCH_LIMIT_S, max_flips: int = MAX_FLIPS) -> tuple[Grid, int]:
     """Flip cells of ``grid`` (in place) where two solutions differ until its clues have one
