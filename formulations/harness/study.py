@@ -132,20 +132,26 @@ def corpus_root() -> Path:
     return here.parents[3] / "shared" / "corpus"
 
 
-REPO = Path(__file__).resolve().parents[2]
+def repo_root() -> Path:
+    """The checkout this package runs from (an editable install: the repository)."""
+    return Path(__file__).resolve().parents[2]
+
+
+REPO = repo_root()
 
 
 def load(source: str):
     """A puzzle from ``FILE::KEY`` (a janko JSON file is read once per process) or a path;
-    ``corpus:REL`` is REL under :func:`corpus_root` and ``repo:REL`` REL in this checkout (what
-    records store, machine-independent)."""
+    ``corpus:REL`` is REL under :func:`corpus_root` and ``repo:REL`` REL in the repository
+    (:func:`repo_root`: puzzles of our own, e.g. the release's generated ones), both what
+    records store, machine-independent."""
     from ..io import read_puzzle
     from .jobs import select_puzzle
 
     if source.startswith("corpus:"):
         source = str(corpus_root() / source[len("corpus:"):])
     elif source.startswith("repo:"):
-        source = str(REPO / source[len("repo:"):])
+        source = str(repo_root() / source[len("repo:"):])
     path, _, key = source.partition("::")
     if key and path.lower().endswith(".json"):
         try:
