@@ -380,6 +380,8 @@ def measure_budget(task: Task) -> dict[str, Any]:
         "unit": "none", "reads": 1, "successes": int(res.solved), "verified": bool(res.solved),
         "status": res.status.value, "cpu_s": cpu, "wall_s": wall, "call_cpu_s": [round(cpu, 6)],
         "call_reads": [1], "setup_cpu_s": 0.0, "build_s": res.build_s, "solve_s": res.solve_s,
+        "build_cpu_s": getattr(res, "build_cpu_s", None),
+        "solve_cpu_s": getattr(res, "solve_cpu_s", None),
         "batches": len(res.info.get("batches", [])) or 1, "variables": res.variables,
         "energy": res.energy, "message": (res.message or "")[:160],
         "sampler_reads": None if s is None else s.reads,
