@@ -10,7 +10,9 @@ package's ``verify()`` still checks the grid. Reported per run (``RawAnswer.info
 * ``time_per_read_s``: wall time of the sampler calls divided by reads (overheads included;
   with several sampling threads, ``info.threads``, the reads overlap and this is the wall
   time a read costs the run); ``cpu_per_read_s`` is the same in process CPU time, the figure
-  that survives a busy machine and one read's own cost whatever the threads;
+  that survives a busy machine and one read's own cost whatever the threads (the sampler calls
+  alone: lowering and re-scoring are set-up); ``tts99_cpu_s`` is TTS99 of that CPU figure and
+  ``spin_updates_per_read`` sweeps x variables;
 * ``tts99_s``: ``t_read * ln(0.01) / ln(1 - p)``; ``t_read`` when p >= 0.99; None when p = 0;
   with several threads never less than one read's own length (``t_read`` x threads).
 
@@ -40,6 +42,7 @@ from typing import Any, Callable
 import numpy as np
 
 from formulations.clock import FIT_SLACK_S, Deadline
+from formulations.cputime import cpu_seconds
 from formulations.model import NonogramModel, QuadraticPenalty, lower
 from formulations.model.penalty import qubo_size
 from formulations.options import parse_value
@@ -312,12 +315,19 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
     def at_least_one_read(x: float) -> float | None:
         return None if math.isinf(x) else max(x, floor)
 
+    cpu_read = got.cpu_s / total if total else float("nan")
+    sweeps_done = kw.get("num_sweeps") or len(kw.get("beta_schedule") or ()) or None
+    tts_cpu = tts99(cpu_read, p) if total else math.inf
     stats: SamplingStats | None = SamplingStats(
         reads=total, success_probability=p, time_per_read_s=t_read,
-        cpu_per_read_s=got.cpu_s / total if total else float("nan"), sampling_s=got.sampling_s,
+        cpu_per_read_s=cpu_read, sampling_s=got.sampling_s,
         tts99_s=None if plan.exhaustive else at_least_one_read(tts99(t_read, p)),
         tts99_low_s=None if plan.exhaustive else at_least_one_read(ci.low),
-        tts99_high_s=None if plan.exhaustive else at_least_one_read(ci.high))
+        tts99_high_s=None if plan.exhaustive else at_least_one_read(ci.high),
+        sampling_cpu_s=got.cpu_s,
+        # CPU adds up over threads: no floor, a read's CPU is its own work
+        tts99_cpu_s=None if plan.exhaustive or math.isinf(tts_cpu) else tts_cpu,
+        spin_updates_per_read=None if sweeps_done is None else int(sweeps_done) * n)
     info: dict[str, Any] = {
         "sampler": plan.name, "qubo_variables": n, "qubo_interactions": len(pen.qv),
         "weights": dict(pen.weights), "lowering_s": round(lowering_s, 6), "threads": threads,
@@ -728,11 +738,11 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
             if fit < c["num_reads"]:
                 c = {**c, "num_reads": fit}
                 cut = True
-        t, c0 = time.perf_counter(), time.process_time()
+        t, c0 = time.perf_counter(), cpu_seconds()
         calls = _call_all(plan, samplers, bqm, _split(c, threads) if pool else [c], abort,
                           interrupted, listening)
         spent += time.perf_counter() - t
-        cpu += time.process_time() - c0
+        cpu += cpu_seconds() - c0
         if calls is None or interrupted:
             break  # raised on by _sigint_as_flag
         sets = calls

@@ -212,6 +212,14 @@ class Config:
             return None  # the defaults: the records' keys say nothing of weights
         return tuple(sorted((f, FAMILY_WEIGHTS[f] * self.scale) for f in STRUCTURAL[self.encoding]))
 
+    def beta_range(self) -> tuple[float, float] | None:
+        """sa's beta range for ``Task.beta_range`` (absolute): ``beta`` over the configuration's
+        smallest weight (links weigh 1), as the backend scales its default; None: the default."""
+        if self.beta is None:
+            return None
+        w = min([1.0] + [FAMILY_WEIGHTS[f] * self.scale for f in STRUCTURAL[self.encoding]])
+        return (self.beta[0] / w, self.beta[1] / w)
+
     def label(self) -> str:
         b = self.beta or BETAS[0]
         return (f"{self.encoding}/{self.sampler} x={int(self.use_x)} w*{self.scale:g}"
@@ -281,7 +289,7 @@ class Planner:
         return Task(f"{STUDY}-{g.phase.name}", instance, self.puzzles.source[instance], c.sampler,
                     length, 0, reads=g.phase.reads, reads_per_call=10,
                     cpu_budget_s=g.phase.budget, use_x=c.use_x, encoding=c.encoding,
-                    weights=c.weights(), beta=c.beta)
+                    weights=c.weights(), beta_range=c.beta_range())
 
     def initial(self, g: Group) -> list[int]:
         s = g.config.sampler

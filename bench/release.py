@@ -1,5 +1,6 @@
 """The benchmark release: TTS99 at the per-quantile optimal anneal length against puzzle size for
-sa, tabu, openjij-sa, openjij-sqa, pimc, rotor, pt and pa on janko puzzles (a benchmark, not a test; docs/benchmark.md).
+sa, tabu, openjij-sa, openjij-sqa, pimc, rotor, pt and pa on janko puzzles and, at 35x35 and
+40x40, generated unique ones (bench/generated/unique.json; a benchmark, not a test; docs/benchmark.md).
 
     python bench/release.py select              # (re)write bench/release_puzzles.txt (keys only)
     nice -n 19 python bench/release.py run [--workers 2 | --scheduler tcp://HOST:8786]
@@ -63,8 +64,12 @@ JANKO = CORPUS / JANKO_REL
 OUT = ROOT / "bench" / "results" / "release"
 PUZZLES = ROOT / "bench" / "release_puzzles.txt"
 STUDY = "release-1"
+# puzzles of our own at sizes janko lacks: seeded, unique (formulations.generate; lines and cpsat)
+GENERATED_REL = "bench/generated/unique.json"
+GENERATED = ROOT / GENERATED_REL
+GENERATED_SIZES = ("35x35", "40x40")
 
-SIZES = ("10x10", "15x15", "20x20", "25x25", "30x30", "40x30")
+SIZES = ("10x10", "15x15", "20x20", "25x25", "30x30", "40x30") + GENERATED_SIZES
 PER_SIZE = 100          # all of a size with fewer (40x30: 5)
 SELECT_SEED = 2026
 SAMPLERS = ("sa", "tabu", "openjij-sa", "openjij-sqa", "pimc", "rotor", "pt", "pa")
@@ -85,7 +90,8 @@ RESAMPLES = 1000
 # -- the puzzles -----------------------------------------------------------------------------------
 
 def select(sizes: Sequence[str] = SIZES, per_size: int = PER_SIZE, seed: int = SELECT_SEED) -> dict:
-    """A seeded sample of janko keys per size (sorted keys, ``random.Random(seed).sample``)."""
+    """A seeded sample of janko keys per size (sorted keys, ``random.Random(seed).sample``);
+    at the generated sizes every generated puzzle (:data:`GENERATED`)."""
     from formulations.io import iter_janko
 
     keys: dict[str, list[str]] = defaultdict(list)
@@ -93,16 +99,35 @@ def select(sizes: Sequence[str] = SIZES, per_size: int = PER_SIZE, seed: int = S
         keys[key.rsplit("_", 1)[-1]].append(key)
     out = {}
     for size in sizes:
+        if size in GENERATED_SIZES:
+            out[size] = generated_keys(size)
+            continue
         ks = sorted(keys[size], key=lambda k: (int(k.split("_")[0]), k))
         out[size] = sorted(random.Random(f"{seed}-{size}").sample(ks, min(per_size, len(ks))),
                            key=lambda k: (int(k.split("_")[0]), k))
     return out
 
 
+def generated_keys(size: str) -> list[str]:
+    """The keys of the generated puzzles of ``size`` (``gNN_HxW``), in order."""
+    data = json.loads(GENERATED.read_text())["data"]
+    return sorted(k for k in data if k.rsplit("_", 1)[-1] == size)
+
+
+def source_of(key: str) -> str:
+    """Where a release instance is read from (what its records store): a generated puzzle
+    (key ``gNN_HxW``) in the repository, a janko one in the corpus."""
+    if key.startswith("g"):
+        return f"repo:{GENERATED_REL}::{key}"
+    return f"corpus:{JANKO_REL}::{key}"
+
+
 def write_selection(sel: dict, path: Path = PUZZLES) -> None:
     lines = [f"# janko puzzle keys of the benchmark release ({JANKO.relative_to(CORPUS)} in the "
              f"corpus; keys only)", f"# per size: random.Random('{SELECT_SEED}-SIZE').sample("
-             f"keys sorted by id, min({PER_SIZE}, all)); bench/release.py select"]
+             f"keys sorted by id, min({PER_SIZE}, all)); bench/release.py select",
+             f"# {', '.join(GENERATED_SIZES)}: every generated unique puzzle (gNN_HxW) of "
+             f"{GENERATED_REL} (python -m formulations.generate; docs/benchmark.md)"]
     for size, keys in sel.items():
         lines.append(f"# {size}: {len(keys)}")
         lines += keys
@@ -147,9 +172,9 @@ class Planner:
 
     def task(self, key: str, sampler: str, length: int, seed: int) -> Task:
         if sampler in EXACT:
-            return Task(STUDY, key, f"corpus:{JANKO_REL}::{key}", sampler, 0, seed, reads=1,
+            return Task(STUDY, key, source_of(key), sampler, 0, seed, reads=1,
                         cpu_budget_s=EXACT_LIMIT_S)
-        return Task(STUDY, key, f"corpus:{JANKO_REL}::{key}", sampler, length, seed, reads=self.reads,
+        return Task(STUDY, key, source_of(key), sampler, length, seed, reads=self.reads,
                     reads_per_call=READS_PER_CALL, cpu_budget_s=self.budget)
 
     def _vars(self, key: str) -> int:
@@ -157,7 +182,7 @@ class Planner:
             from formulations.harness.study import load
             from formulations.model import build_model
             from formulations.model.penalty import lower
-            p = load(f"corpus:{JANKO_REL}::{key}")
+            p = load(source_of(key))
             pen = lower(build_model(p, use_x=False))
             self.variables[key] = pen.num_variables
             self.sizes[key] = (pen.num_variables, len(pen.qv))
@@ -259,7 +284,8 @@ def manifest_entry(args: argparse.Namespace) -> dict[str, Any]:
                    "reads": args.reads, "reads_per_call": READS_PER_CALL,
                    "cpu_budget_s": args.budget, "max_length": MAX_LENGTH,
                    "min_length": MIN_LENGTH, "ladder": f"{BASE:g} * sqrt(2)^k",
-                   "use_x": False, "time": "process CPU of the sampler calls (time.process_time)"},
+                   "use_x": False, "time": "process CPU of the sampler calls (time.process_time)",
+                   "generated": GENERATED_REL},
     }
 
 
@@ -434,7 +460,7 @@ def cmd_select(args) -> None:
 
 
 def cmd_run(args) -> None:
-    if not JANKO.is_file():
+    if not JANKO.is_file() and set(args.sizes.split(",")) - set(GENERATED_SIZES):
         sys.exit(f"janko corpus not found at {JANKO} (set NONOGRAM_CORPUS)")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     sel = read_selection()

@@ -60,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--encoding", choices=ENCODINGS,
                    help="the model's encoding (default order; --sweep encoding=order,onehot "
                         "compares them)")
+    p.add_argument("--unique", action="store_true",
+                   help="complete backends also prove the grid unique, timed apart in a second "
+                        "call (rows' unique, unique_cpu_s)")
     p.add_argument("--retry-errors", action="store_true", help="re-run error/timeout rows of --out")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--plots", metavar="DIR", help="write PNG plots of the results to DIR")
@@ -102,7 +105,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         table = compare(args.puzzles, specs, repeats=args.repeats, seeds=seeds,
                         time_limit=args.time_limit,
                         kill_after=args.kill_after if args.kill_after is not None else "auto",
-                        use_x=xs, presolve=ps, encoding=args.encoding, out=args.out,
+                        use_x=xs, presolve=ps, encoding=args.encoding, unique=args.unique,
+                        out=args.out,
                         workers=args.workers, scheduler=args.scheduler,
                         progress=not args.no_progress,
                         retry_errors=args.retry_errors)

@@ -97,7 +97,13 @@ class SamplingStats:
     machine); ``tts99_s`` is :func:`tts99` of the wall figure, None when no read succeeded (or
     the sampler enumerates, where a TTS means nothing); ``tts99_low_s``/``tts99_high_s`` its 95 %
     interval (exact binomial in p, :mod:`formulations.stats`; None for an unbounded end: the
-    upper one when no read succeeded)."""
+    upper one when no read succeeded).
+
+    The same in CPU (the package's one clock for statistics, :mod:`formulations.cputime`):
+    ``sampling_cpu_s`` is the process CPU of the sampler calls alone (every thread; the
+    lowering and the re-scoring of the reads are set-up, apart), ``tts99_cpu_s`` is
+    :func:`tts99` of ``cpu_per_read_s``, and ``spin_updates_per_read`` is sweeps x variables
+    (None for a sampler without sweeps: tabu)."""
     reads: int
     success_probability: float
     time_per_read_s: float
@@ -106,13 +112,17 @@ class SamplingStats:
     tts99_s: float | None
     tts99_low_s: float | None = None
     tts99_high_s: float | None = None
+    sampling_cpu_s: float | None = None
+    tts99_cpu_s: float | None = None
+    spin_updates_per_read: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {k: _jsonable(getattr(self, k)) for k in SAMPLING_KEYS}
 
 
 SAMPLING_KEYS = ("reads", "success_probability", "time_per_read_s", "cpu_per_read_s",
-                 "sampling_s", "tts99_s", "tts99_low_s", "tts99_high_s")
+                 "sampling_s", "tts99_s", "tts99_low_s", "tts99_high_s", "sampling_cpu_s",
+                 "tts99_cpu_s", "spin_updates_per_read")
 
 
 @dataclass(frozen=True)
@@ -166,7 +176,9 @@ class SolveResult:
     ``use_x`` and ``encoding`` are the model variant (None: the backend works on the puzzle, no
     model was built);
     ``solve_s`` the wall time of the whole backend call and ``solver_s`` the backend's own
-    figure; ``second_grid`` the other solution when uniqueness was refuted.
+    figure; ``build_cpu_s`` and ``solve_cpu_s`` the CPU time of the build (with presolve) and of
+    the backend call (:mod:`formulations.cputime`: every thread and waited-for worker process;
+    None where not measured); ``second_grid`` the other solution when uniqueness was refuted.
     """
     status: Status
     backend: str
@@ -186,6 +198,8 @@ class SolveResult:
     presolve: PresolveStats | None = None
     sampling: SamplingStats | None = None
     info: dict[str, Any] = field(default_factory=dict)
+    build_cpu_s: float | None = None
+    solve_cpu_s: float | None = None
 
     @property
     def solved(self) -> bool:
@@ -200,6 +214,13 @@ class SolveResult:
     def total_s(self) -> float:
         """Build, presolve and solve: the whole time the package spent on the puzzle."""
         return self.build_s + self.solve_s + (self.presolve.seconds if self.presolve else 0.0)
+
+    @property
+    def total_cpu_s(self) -> float | None:
+        """:attr:`total_s` in CPU time (None when not measured)."""
+        if self.solve_cpu_s is None:
+            return None
+        return (self.build_cpu_s or 0.0) + self.solve_cpu_s
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready record: the same keys for every backend, null where a figure does
@@ -216,6 +237,8 @@ class SolveResult:
             "constraints": self.constraints,
             "build_s": round(self.build_s, 6),
             "solve_s": round(self.solve_s, 6),
+            "build_cpu_s": _rounded(self.build_cpu_s),
+            "solve_cpu_s": _rounded(self.solve_cpu_s),
             "solver_s": _jsonable(self.solver_s),
             "energy": self.energy,
             "violations": [list(v) if isinstance(v, tuple) else v for v in self.violations],
@@ -225,6 +248,10 @@ class SolveResult:
         d.update(self.sampling.to_dict() if self.sampling else dict.fromkeys(SAMPLING_KEYS))
         d["info"] = _jsonable(self.info)  # what only this backend reports, kept apart
         return d
+
+
+def _rounded(v: float | None) -> float | None:
+    return None if v is None else round(v, 6)
 
 
 def _jsonable(v: Any) -> Any:

@@ -216,10 +216,14 @@ def render(result: SolveResult, puzzle, *, ansi: bool = False) -> str:
     if result.variables is not None:  # a backend on the puzzle (lines, ladder) has no model
         line += f" variables={result.variables} constraints={result.constraints}"
     line += f" build={result.build_s:.3f}s solve={result.solve_s:.3f}s"
+    if result.solve_cpu_s is not None:  # CPU: every thread, the statistics' clock
+        line += f" cpu={result.build_cpu_s or 0.0:.3f}s+{result.solve_cpu_s:.3f}s"
     if result.energy is not None:
         line += f" energy={result.energy:g}"
     if result.sampling is not None:
         line += f" p={result.sampling.success_probability:.3f}"
+        if result.sampling.tts99_cpu_s is not None:
+            line += f" tts99_cpu={result.sampling.tts99_cpu_s:.3g}s"
     if result.message:
         line += f"  ({result.message})"
     out.append(line)

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from .clock import Deadline, OutOfTime
+from .cputime import cpu_seconds
 from .model.encodings import build_model, check_encoding
 from .model.order import NonogramModel
 from .model.size import DEFAULT_MAX_MODEL_MB, ModelTooLarge
@@ -20,19 +21,22 @@ MODEL_CHECK_MAX_CONSTRAINTS = 1_000_000
 
 def verify(nm: NonogramModel, raw: RawAnswer, backend: str, *, build_s: float = 0.0,
            wall_s: float | None = None, unique_asked: bool = False,
-           presolve: PresolveStats | None = None) -> SolveResult:
+           presolve: PresolveStats | None = None, build_cpu_s: float | None = None,
+           solve_cpu_s: float | None = None) -> SolveResult:
     """Turn a backend's raw answer on the model ``nm`` into a result the package vouches for.
 
     A grid is reported only when the independent clue checker accepts the decoded grid (and,
     for models up to :data:`MODEL_CHECK_MAX_CONSTRAINTS`, the assignment satisfies the model);
     the solver's own claim is never trusted.
-    ``wall_s`` is the wall time of the backend call (default: the backend's own figure).
+    ``wall_s`` is the wall time of the backend call (default: the backend's own figure);
+    ``build_cpu_s``/``solve_cpu_s`` the CPU time of the build and of the backend call.
     """
     common = dict(backend=backend, use_x=nm.use_x, encoding=getattr(nm, "encoding", None),
                   variables=nm.model.num_variables,
                   constraints=nm.model.num_constraints, build_s=build_s,
                   solve_s=raw.solve_s if wall_s is None else wall_s, solver_s=raw.solve_s,
-                  energy=raw.energy, presolve=presolve, sampling=raw.sampling, info=dict(raw.info))
+                  energy=raw.energy, presolve=presolve, sampling=raw.sampling, info=dict(raw.info),
+                  build_cpu_s=build_cpu_s, solve_cpu_s=solve_cpu_s)
     if raw.status is Status.INFEASIBLE:
         return SolveResult(Status.INFEASIBLE, message=raw.message, **common)
     if not raw.assignments:
@@ -62,11 +66,12 @@ def verify(nm: NonogramModel, raw: RawAnswer, backend: str, *, build_s: float = 
 
 
 def verify_grids(puzzle: Puzzle, raw: RawAnswer, backend: str, *, wall_s: float | None = None,
-                 unique_asked: bool = False) -> SolveResult:
+                 unique_asked: bool = False, solve_cpu_s: float | None = None) -> SolveResult:
     """:func:`verify` for a backend that works on the puzzle and answers with grids."""
     common = dict(backend=backend, use_x=None, solve_s=raw.solve_s if wall_s is None else wall_s,
                   solver_s=raw.solve_s, energy=raw.energy, sampling=raw.sampling,
-                  info=dict(raw.info))
+                  info=dict(raw.info), build_cpu_s=0.0 if solve_cpu_s is not None else None,
+                  solve_cpu_s=solve_cpu_s)
     if raw.status is Status.INFEASIBLE:
         return SolveResult(Status.INFEASIBLE, message=raw.message, **common)
     if not raw.grids:
@@ -150,16 +155,17 @@ def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None =
             raise BackendError(f"backend '{b.name}' works on the puzzle itself; an encoding does "
                                "not apply")
         try:
-            raw, wall = _timed_solve(b, puzzle, opts, time_limit=clock.left(), seed=seed,
-                                     unique=unique)
+            raw, wall, cpu = _timed_solve(b, puzzle, opts, time_limit=clock.left(), seed=seed,
+                                          unique=unique)
         except OutOfTime as exc:
             return SolveResult(Status.UNKNOWN, b.name, message=str(exc))
-        return verify_grids(puzzle, raw, b.name, wall_s=wall, unique_asked=unique)
+        return verify_grids(puzzle, raw, b.name, wall_s=wall, unique_asked=unique,
+                            solve_cpu_s=cpu)
     ux = b.model_x(use_x)
     if presolve:
         return _solve_presolved(puzzle, b, ux, clock, seed=seed, unique=unique, opts=opts,
                                 max_model_mb=max_model_mb, encoding=encoding)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), cpu_seconds()
     try:
         nm = build_model(puzzle, use_x=ux, encoding=encoding, deadline=clock,
                          max_model_mb=max_model_mb)
@@ -169,9 +175,10 @@ def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None =
     except OutOfTime as exc:
         return SolveResult(Status.UNKNOWN, b.name, use_x=ux, build_s=time.perf_counter() - t0,
                            message=str(exc))
-    build_s = time.perf_counter() - t0
+    build_s, build_cpu = time.perf_counter() - t0, cpu_seconds() - c0
     _check_translation(b, nm, max_model_mb)
-    return _run_and_verify(b, nm, opts, clock, build_s=build_s, seed=seed, unique=unique)
+    return _run_and_verify(b, nm, opts, clock, build_s=build_s, seed=seed, unique=unique,
+                           build_cpu_s=build_cpu)
 
 
 def _check_translation(b: Any, nm: Any, max_model_mb: float | None) -> None:
@@ -182,13 +189,15 @@ def _check_translation(b: Any, nm: Any, max_model_mb: float | None) -> None:
         raise refused
 
 
-def _timed_solve(b: Any, target: Any, opts: dict[str, Any], **kwargs: Any) -> tuple[RawAnswer, float]:
-    """Call the backend and time it the same way for every backend: the wall time of the whole
-    call (translation, worker start, solving, uniqueness search), so backends are compared on
-    equal terms; the backend's own figure stays ``raw.solve_s``."""
-    t0 = time.perf_counter()
+def _timed_solve(b: Any, target: Any, opts: dict[str, Any],
+                 **kwargs: Any) -> tuple[RawAnswer, float, float]:
+    """Call the backend and time it the same way for every backend: the wall time and the CPU
+    time (:func:`~formulations.cputime.cpu_seconds`) of the whole call (translation, worker
+    start, solving, uniqueness search), so backends are compared on equal terms; the backend's
+    own figure stays ``raw.solve_s``."""
+    t0, c0 = time.perf_counter(), cpu_seconds()
     raw = b.run(target, opts, **kwargs)
-    return raw, time.perf_counter() - t0
+    return raw, time.perf_counter() - t0, cpu_seconds() - c0
 
 
 # Decoding and checking an answer (the clues, and the model's constraints up to a million),
@@ -199,20 +208,21 @@ VERIFY_SECONDS_PER_CONSTRAINT = 2e-6
 
 def _run_and_verify(b: Any, nm: Any, opts: dict[str, Any], clock: Deadline, *, build_s: float,
                     seed: int | None, unique: bool, presolve: PresolveStats | None = None,
-                    ) -> SolveResult:
+                    build_cpu_s: float | None = None) -> SolveResult:
     """The backend on ``nm`` with the time left, then verification; a backend stage that runs out
     of time (its translation, a lowering) gives an UNKNOWN result naming it."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), cpu_seconds()
     left = clock.left()
     if left is not None:  # the check after the backend belongs to the same time limit
         left = max(0.0, left - min(VERIFY_SECONDS_PER_CONSTRAINT * nm.model.num_constraints,
                                    0.1 * left))
     try:
-        raw, wall = _timed_solve(b, nm, opts, time_limit=left, seed=seed, unique=unique)
+        raw, wall, cpu = _timed_solve(b, nm, opts, time_limit=left, seed=seed, unique=unique)
     except OutOfTime as exc:
-        raw, wall = RawAnswer(Status.UNKNOWN, message=str(exc)), time.perf_counter() - t0
+        raw, wall, cpu = (RawAnswer(Status.UNKNOWN, message=str(exc)), time.perf_counter() - t0,
+                          cpu_seconds() - c0)
     return verify(nm, raw, b.name, build_s=build_s, wall_s=wall, unique_asked=unique,
-                  presolve=presolve)
+                  presolve=presolve, build_cpu_s=build_cpu_s, solve_cpu_s=cpu)
 
 
 def _solve_presolved(puzzle: Puzzle, b: Any, use_x: bool, clock: Deadline, *, seed: int | None,
@@ -224,7 +234,7 @@ def _solve_presolved(puzzle: Puzzle, b: Any, use_x: bool, clock: Deadline, *, se
     what the fixed point decides in it (``formulations.model.presolve.presolve``)."""
     from .model.presolve import presolve as presolve_model, presolve_puzzle
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), cpu_seconds()
     try:
         if encoding in (None, "order"):
             pre = presolve_puzzle(puzzle, use_x=use_x, deadline=clock, max_model_mb=max_model_mb)
@@ -241,6 +251,7 @@ def _solve_presolved(puzzle: Puzzle, b: Any, use_x: bool, clock: Deadline, *, se
         raise ModelRefused(b.name, str(exc), remedies + (Remedy("memory_cap"),)) from None
     except OutOfTime as exc:
         return SolveResult(Status.UNKNOWN, b.name, use_x=use_x, message=str(exc))
+    build_cpu = cpu_seconds() - c0  # the build with presolve: set-up
     if pre.infeasible:
         raw = RawAnswer(Status.INFEASIBLE, message="line solving proves the clues contradictory")
     elif pre.solved:
@@ -250,6 +261,6 @@ def _solve_presolved(puzzle: Puzzle, b: Any, use_x: bool, clock: Deadline, *, se
     else:
         _check_translation(b, pre, max_model_mb)
         return _run_and_verify(b, pre, opts, clock, build_s=build_s, seed=seed,
-                               unique=unique, presolve=stats)
+                               unique=unique, presolve=stats, build_cpu_s=build_cpu)
     return verify(pre, raw, b.name, build_s=build_s, wall_s=None, unique_asked=unique,
-                  presolve=stats)
+                  presolve=stats, build_cpu_s=build_cpu, solve_cpu_s=0.0)

@@ -68,17 +68,18 @@ def test_an_overlapping_list_is_refused(enc, tmp_path):
         enc.read_selection(p)
 
 
-def test_a_beta_range_gets_its_own_key_and_the_old_keys_stay():
+def test_a_beta_range_reaches_the_sampler_and_the_weights_a_puzzle_lacks_are_ignored(enc):
     plain = Task("t", "h", "x", "sa", 100, 0)
-    assert plain.key == "h|sa|100|0"
-    assert Task("t", "h", "x", "sa", 100, 0, beta=(0.3, 10.0)).key == "h|sa|100|0|b=0.3:10"
+    assert plain.key == "h|sa|100|0"                      # the release's keys stay as they were
+    # weights of families the order model lacks (clash) weigh nothing; the beta range is passed
     rec = measure(Task("t", "heart5", str(ROOT / "puzzles" / "heart5.txt"), "sa", 50, 0,
-                       reads=10, beta=(0.5, 20.0), weights=(("clash", 4.0), ("link", 2.0))))
-    # the range is per unit of the smallest weight (link 2 here; clash is not in order models)
-    assert rec["params"]["beta_range"] == [0.25, 10.0] and rec["beta"] == [0.5, 20.0]
-    with pytest.raises(ValueError, match="no beta range"):
-        measure(Task("t", "heart5", str(ROOT / "puzzles" / "heart5.txt"), "tabu", 50, 0,
-                     reads=2, beta=(1.0, 10.0)))
+                       reads=10, beta_range=(0.25, 10.0), weights=(("clash", 4.0), ("link", 2.0))))
+    assert rec["params"]["beta_range"] == [0.25, 10.0] and rec["weights"]["link"] == 2.0
+    assert "clash" not in rec["weights"]
+    # the study's beta ranges are per unit of the configuration's smallest weight
+    assert enc.Config("onehot", "sa", False, 0.5, (1.0, 10.0)).beta_range() == (2.0, 20.0)
+    assert enc.Config("order", "sa", False, 2.0, (0.3, 10.0)).beta_range() == (0.3, 10.0)
+    assert enc.Config("order", "sa").beta_range() is None
 
 
 def _run(args: list[str], **kw) -> subprocess.Popen:
@@ -131,10 +132,11 @@ def test_a_killed_run_resumes_without_repeating_a_task(enc, tmp_path):
         assert {r["use_x"] for r in test} == {s["use_x"]}
         assert all(r["weights"][k] == v for r in test for k, v in s["weights"].items()
                    if k in r["weights"])
-        assert {tuple(r.get("beta", (1.0, 10.0))) for r in test} == \
+        assert {tuple(r.get("variant", {}).get("beta_range", (1.0, 10.0))) for r in test} == \
             {tuple(s["beta_range_per_min_weight"])}
         # stage B tried the other beta range at stage A's best variant and weights only
-        assert len({(r["use_x"], tuple(sorted(r["weights"].items())), tuple(r.get("beta", ())))
+        assert len({(r["use_x"], tuple(sorted(r["weights"].items())),
+                     tuple(r.get("variant", {}).get("beta_range", ())))
                     for r in train}) == s["configurations_tried"] == 5
 
 

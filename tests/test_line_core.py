@@ -215,3 +215,154 @@ def test_engine_on_a_wide_puzzle_matches_line_by_line_settling():
     for i in range(3):
         for j in range(150):
             assert doms[i][j] >> grid[i][j] & 1
+
+
+# -- the probability rule's placement shares and the probe frontier, compiled --------------------
+
+def _one_line_core(clue, n, ncol):
+    """A Core holding one row of ``n`` cells (and ``n`` one-cell columns): line 0 is the line."""
+    from formulations.lines._core import Core
+    from formulations.lines.settle import line_spec
+    spec = line_spec(clue, n, {c: c for c in range(ncol + 1)})
+    empty = (1, (), (), ())
+    return Core([spec] + [empty] * n, list(range(n + 1)), ncol + 1, 1), spec
+
+
+def _shares_by_enumeration(clue, cells, ncol):
+    import itertools
+    count = [[0] * len(cells) for _ in range(ncol + 1)]
+    total = 0
+    for line in itertools.product(range(ncol + 1), repeat=len(cells)):
+        if any(not cells[j] >> v & 1 for j, v in enumerate(line)) or runs_of(line) != clue:
+            continue
+        total += 1
+        for j, v in enumerate(line):
+            count[v][j] += 1
+    return [[c / total if total else 0.0 for c in row] for row in count]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lines(max_len=9, max_colours=2))
+def test_shares_match_the_enumeration(line):
+    # every line of up to 9 cells and 3 colour indices enumerated: the share of the placements
+    # that paint each cell each colour, exactly (both sides divide the same two integers)
+    from formulations.lines.settle import to_masks
+    clue, cells = line
+    ncol = 2
+    core, _ = _one_line_core(clue, len(cells), ncol)
+    got = core.shares(0, to_masks(cells, list(range(ncol + 1))))
+    assert got == _shares_by_enumeration(clue, cells, ncol)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lines(max_len=127, max_colours=3))
+def test_shares_equal_the_big_integer_counts(line):
+    # up to 127 cells (counts up to 2^127, beyond 2^53 often): the compiled 128-bit counts give
+    # the very floats of Python's exact integers, so the probability rule ranks identically
+    from formulations.lines.search import placement_shares
+    from formulations.lines.settle import to_masks
+    clue, cells = line
+    ncol = 3
+    core, spec = _one_line_core(clue, len(cells), ncol)
+    masks = to_masks(cells, list(range(ncol + 1)))
+    assert core.shares(0, masks) == placement_shares(spec, masks)
+
+
+@pytest.mark.parametrize("n,k", [(120, 20), (127, 30), (127, 1), (64, 10)])
+def test_shares_with_counts_beyond_doubles(n, k):
+    # every cell open: C(n - k + 1, k) placements of k ones (C(101, 20) is about 2^68)
+    from formulations.lines.search import placement_shares
+    from formulations.lines.settle import to_masks
+    clue = tuple(Block(1, 1) for _ in range(k))
+    core, spec = _one_line_core(clue, n, 1)
+    masks = to_masks([0b11] * n, [0, 1])
+    got = core.shares(0, masks)
+    assert got == placement_shares(spec, masks)
+    assert abs(sum(got[1]) - k) < 1e-9  # k cells painted per placement
+
+
+def test_shares_of_a_line_past_128_cells_are_left_to_python():
+    from formulations.lines.settle import to_masks
+    core, _ = _one_line_core((Block(3, 1),), 128, 1)
+    assert core.shares(0, to_masks([0b11] * 128, [0, 1])) is None
+
+
+def _frontier_reference(C, h, w, state, ref, recent):
+    """The probe frontier as the Python search computed it before it was compiled."""
+    full = (1 << w) - 1
+
+    def unknown(i):
+        seen = unk = 0
+        for ci in range(C):
+            m = state[i * C + ci]
+            unk |= seen & m
+            seen |= m
+        return unk
+
+    unk = [unknown(i) for i in range(h)]
+    taken = [0] * h
+    out = []
+    for since in ((recent, ref) if recent is not ref else (ref,)):
+        ch = []
+        for i in range(h):
+            d = 0
+            for k in range(i * C, i * C + C):
+                d |= since[k] ^ state[k]
+            ch.append(d)
+        prev = 0
+        for i in range(h):
+            c = ch[i]
+            m = (c << 1) | (c >> 1) | prev | (ch[i + 1] if i + 1 < h else 0)
+            prev = c
+            m &= unk[i] & ~taken[i]
+            if m:
+                taken[i] |= m
+                out.append((i, m))
+    top = 1 << (w - 1)
+    third = False
+    for i in range(h):
+        u = unk[i] & ~taken[i]
+        if not u:
+            continue
+        dec = full & ~unk[i]
+        left = ((dec << 1) | 1) & full
+        right = (dec >> 1) | top
+        up = (full & ~unk[i - 1]) if i else full
+        down = (full & ~unk[i + 1]) if i + 1 < h else full
+        m = ((left & right) | ((left | right) & (up | down)) | (up & down)) & u
+        if m:
+            third = True
+            out.append((i, m))
+    if not out and not third:
+        out = [(i, unk[i] & ~taken[i]) for i in range(h) if unk[i] & ~taken[i]]
+    return out
+
+
+@pytest.mark.parametrize("w", [5, 63, 64, 65, 130])
+@pytest.mark.parametrize("ncol", [1, 3])
+def test_frontier_matches_the_reference(w, ncol):
+    from formulations.lines._core import Core
+    rng = random.Random(w * 10 + ncol)
+    h = 7
+    C = ncol + 1
+    specs = [(w, (), (), ())] * h + [(h, (), (), ())] * w
+    core = Core(specs, list(range(h + w)), C, h)
+    for trial in range(40):
+        density = rng.choice((0.05, 0.3, 0.7, 1.0))
+
+        def domains():
+            return [[(1 << C) - 1 if rng.random() < density else 1 << rng.randrange(C)
+                     for _ in range(w)] for _ in range(h)]
+
+        def as_state(dom):
+            st = []
+            for i in range(h):
+                st += [sum(1 << j for j in range(w) if dom[i][j] >> ci & 1) for ci in range(C)]
+            return st + [0] * (w * C)  # column slots: the frontier reads rows only
+
+        now = domains()
+        older = [[d | (rng.getrandbits(C) if rng.random() < 0.2 else 0) for d in row] for row in now]
+        oldest = [[d | (rng.getrandbits(C) if rng.random() < 0.2 else 0) for d in row] for row in older]
+        state, recent, ref = as_state(now), as_state(older), as_state(oldest)
+        for r in (ref, recent):
+            assert core.frontier(state, ref, r) == _frontier_reference(C, h, w, state, ref, r)

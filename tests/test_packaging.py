@@ -35,10 +35,10 @@ def test_the_layers_import_only_downwards():
     import ast
 
     layer = {"puzzle": 0, "results": 0, "options": 0, "workers": 0, "clock": 0, "stats": 0,
-             "optimal": 0,
+             "optimal": 0, "cputime": 0,
              "io": 1, "model": 1, "lines": 1, "fetch": 2, "backends": 2, "solving": 3, "testing": 4,
              "harness": 4, "show": 4, "solve": 5,
-             "compare": 5, "serve": 5, "__init__": 6}
+             "compare": 5, "serve": 5, "generate": 5, "__init__": 6}
 
     def place(path: Path) -> str:
         rel = path.relative_to(ROOT).with_suffix("").parts

@@ -95,6 +95,7 @@ class Job:
     presolve: bool = False
     encoding: str | None = DEFAULT_ENCODING
     sampler: bytes | None = None  # a pickled sampler object (backends.sampler_object), named backend
+    unique: bool = False       # also time a uniqueness proof (a second call, complete backends)
 
     @property
     def key(self) -> str:
@@ -104,6 +105,8 @@ class Job:
             parts.append(self.encoding)
         if self.sampler is not None:  # the object's state, so two differently made ones differ
             parts.append(hashlib.sha1(self.sampler).hexdigest())
+        if self.unique:  # without it the keys stay as they were
+            parts.append("unique")
         return hashlib.sha1(json.dumps(parts).encode()).hexdigest()[:16]
 
 
@@ -134,6 +137,7 @@ class Variant:
     encoding: str | None = None
     sampler: bytes | None = None  # a sampler object's pickle (``backend`` is then its name)
     default_x: bool = True     # the backend's own variant (``Backend.model_x``) when none is chosen
+    supports_unique: bool = False  # the backend can prove a grid unique
 
 
 def resolve_backends(backends: str | Sequence[BackendSpec],
@@ -189,11 +193,12 @@ def resolve_backends(backends: str | Sequence[BackendSpec],
             if model:
                 raise BackendError(f"backend '{name}' works on the puzzle; "
                                    f"{', '.join(model)} do not apply")
-            out.append(Variant(name, canonical_options(routed), uses_model=False))
+            out.append(Variant(name, canonical_options(routed), uses_model=False,
+                               supports_unique=b.supports_unique))
             continue
         out.append(Variant(name, canonical_options(routed), model.get("x"), model.get("presolve"),
                            encoding=model.get("encoding"), sampler=payload,
-                           default_x=b.model_x(None)))
+                           default_x=b.model_x(None), supports_unique=b.supports_unique))
     return out
 
 
@@ -223,11 +228,13 @@ def plan_jobs(refs: Sequence[PuzzleRef], variants: Sequence[Variant], seeds: Seq
               *, time_limit: float | None, kill_after: float | None,
               use_x: bool | None | Sequence[bool | None] = None,
               presolve: bool | Sequence[bool] = False,
-              encoding: str | Sequence[str] | None = None) -> list[Job]:
+              encoding: str | Sequence[str] | None = None, unique: bool = False) -> list[Job]:
     """puzzle x variant x model choice x seed, in that order, without duplicates. A backend
     that works on the puzzle has no model, so it runs once per seed whatever x, presolve and
     the encoding (None: ``order``) say. ``use_x`` None gives each backend the variant
-    ``solve_puzzle`` gives it (``Backend.model_x``), and the job records which."""
+    ``solve_puzzle`` gives it (``Backend.model_x``), and the job records which. ``unique``
+    asks the backends that can prove a grid unique to time that proof too (the others ignore
+    it)."""
     xs = [use_x] if use_x is None or isinstance(use_x, bool) else list(use_x)
     ps = [presolve] if isinstance(presolve, bool) else list(presolve)
     es = [encoding or DEFAULT_ENCODING] if encoding is None or isinstance(encoding, str) \
@@ -242,7 +249,7 @@ def plan_jobs(refs: Sequence[PuzzleRef], variants: Sequence[Variant], seeds: Seq
             if v.uses_model and x is None:
                 x = v.default_x
             job = Job(ref, v.backend, v.options, seed, time_limit, kill_after, x, pre, enc,
-                      v.sampler)
+                      v.sampler, unique=unique and v.supports_unique)
             if job.key not in seen:
                 seen.add(job.key)
                 jobs.append(job)

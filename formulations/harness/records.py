@@ -53,6 +53,17 @@ class RunRecord:
     message: str
     grid: str                    # rows joined by "/" (one character per cell), "" when none
     palette: str                 # JSON {colour index: "#rrggbb"} of a colour puzzle, "" otherwise
+    # CPU time (formulations.cputime: every thread, waited-for worker processes), the clock of
+    # the summary's statistics; None in rows written before these columns existed
+    build_cpu_s: float | None = None     # model build (+ presolve): set-up
+    solve_cpu_s: float | None = None     # the backend call (complete backends: to the first grid)
+    sampling_cpu_s: float | None = None  # samplers: the sampler calls alone
+    setup_cpu_s: float | None = None     # samplers: all but the sampling (build, lowering, scoring)
+    cpu_per_read_s: float | None = None  # samplers: sampling_cpu_s / reads
+    tts99_cpu_s: float | None = None     # samplers: TTS99 of cpu_per_read_s
+    spin_updates_per_read: int | None = None  # samplers with sweeps: sweeps x variables
+    unique: bool | None = None           # --unique: the uniqueness run's verdict
+    unique_cpu_s: float | None = None    # --unique: CPU of the backend call that proved it
 
     def to_row(self) -> dict[str, Any]:
         return asdict(self)
@@ -65,6 +76,11 @@ class RunRecord:
         verified = res.grid is not None and not check_grid(job.ref.puzzle, res.grid)
         t = res.total_s
         s, pre = res.sampling, res.presolve
+        sampling_cpu = s.sampling_cpu_s if s else None
+        setup_cpu = None
+        if res.solve_cpu_s is not None:
+            setup_cpu = (res.build_cpu_s or 0.0) + (
+                max(0.0, res.solve_cpu_s - sampling_cpu) if sampling_cpu is not None else 0.0)
         return record(
             job, res.status, message=res.message, verified=verified, energy=res.energy,
             success_probability=s.success_probability if s else None, time_s=t,
@@ -73,12 +89,18 @@ class RunRecord:
             reads=s.reads if s else None, variables=res.variables, constraints=res.constraints,
             variables_before=pre.variables_before if pre else res.variables,
             variables_after=pre.variables_after if pre else res.variables, wall_s=wall_s,
-            grid="/".join(grid_to_strings(res.grid)) if res.grid is not None else "")
+            grid="/".join(grid_to_strings(res.grid)) if res.grid is not None else "",
+            build_cpu_s=res.build_cpu_s, solve_cpu_s=res.solve_cpu_s,
+            sampling_cpu_s=sampling_cpu, setup_cpu_s=setup_cpu,
+            cpu_per_read_s=_finite(s.cpu_per_read_s) if s else None,
+            tts99_cpu_s=s.tts99_cpu_s if s else None,
+            spin_updates_per_read=s.spin_updates_per_read if s else None)
 
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in fields(RunRecord))
 TIMING_FIELDS: tuple[str, ...] = ("time_s", "tts_s", "tts99_s", "tts99_low_s", "tts99_high_s",
-                                   "wall_s")
+                                   "wall_s", "build_cpu_s", "solve_cpu_s", "sampling_cpu_s",
+                                   "setup_cpu_s", "cpu_per_read_s", "tts99_cpu_s", "unique_cpu_s")
 _TYPES = {f.name: f.type for f in fields(RunRecord)}
 
 
@@ -97,8 +119,17 @@ def record(job: Job, status: Status | str, *, message: str = "", **values: Any) 
         tts99_low_s=None, tts99_high_s=None, reads=None,
         variables=None, constraints=None, variables_before=None, variables_after=None,
         wall_s=None, message=one_line(message), grid="", palette=palette)
+    base.update(dict.fromkeys(CPU_FIELDS))
     base.update(values)
     return RunRecord(**base)
+
+
+CPU_FIELDS = ("build_cpu_s", "solve_cpu_s", "sampling_cpu_s", "setup_cpu_s", "cpu_per_read_s",
+              "tts99_cpu_s", "spin_updates_per_read", "unique", "unique_cpu_s")
+
+
+def _finite(v: float | None) -> float | None:
+    return v if v is not None and math.isfinite(v) else None
 
 
 def one_line(text: str, limit: int = 300) -> str:
@@ -144,7 +175,9 @@ class CsvSink:
                 self.path.write_bytes(data[:data.rfind(b"\n") + 1])
             with self.path.open(newline="") as f:
                 header = next(csv.reader(f), None)
-            if header and tuple(header) != FIELDS:
+            if header and tuple(header) != FIELDS and set(header) < set(FIELDS):
+                _add_columns(self.path)  # written before some columns existed: widened
+            elif header and tuple(header) != FIELDS:
                 raise BackendError(f"{self.path}: columns differ from this version's "
                                    f"({len(header)} vs {len(FIELDS)}); write to a new file")
         new = not self.path.exists() or self.path.stat().st_size == 0
@@ -160,6 +193,19 @@ class CsvSink:
 
     def close(self) -> None:
         self.f.close()
+
+
+def _add_columns(path: Path) -> None:
+    """Rewrite a results file written before some of this version's columns existed with every
+    column (the new ones empty), atomically, so that a sweep can append to it."""
+    rows = read_results(path)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with tmp.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(FIELDS)
+        for r in rows:
+            w.writerow([_to_cell(r.get(k)) for k in FIELDS])
+    tmp.replace(path)
 
 
 def read_results(path: str | Path) -> "Table":
@@ -270,18 +316,45 @@ def _own_x(backend: str) -> bool:
         return True
 
 
+@functools.lru_cache(maxsize=None)
+def complete_backend(backend: str) -> bool:
+    """A backend that decides (proves a grid unique or the clues contradictory): its runs are
+    no random trials, so the summary gives it no TTS99 but its CPU to the first grid and to
+    the uniqueness proof. Known by ``supports_unique`` or a description saying ``(complete``."""
+    from backends import get_backend
+
+    try:
+        b = get_backend(backend)
+    except Exception:
+        return False
+    return bool(b.supports_unique) or "(complete" in b.description
+
+
 def summarize(rows: Iterable[Mapping[str, Any]]) -> Table:
     """Per backend variant (in order of first appearance): runs, solved (verified), other
-    statuses, median time of solved runs and TTS99 with its 95 % interval.
+    statuses, median time of solved runs (wall, build + solve), and the statistics, all in CPU
+    time (:mod:`formulations.cputime`; ``clock`` says ``wall`` for rows written before the CPU
+    columns existed):
 
-    Per puzzle, the reads of all its seeds are pooled (:func:`puzzle_trials`): a sampler's
-    successes and reads are summed over its runs, a run without a success included (it is
-    censored, not dropped); for other backends each seed is one trial (solved or not) of its
-    mean time. TTS99 is then that of the pooled success rate, inf when none succeeded. Over
-    puzzles: the median TTS99 (an order statistic, the lower middle one for an even count;
-    unsolved puzzles as inf) and, with one puzzle, that puzzle's
-    exact interval (:func:`formulations.stats.tts99_interval`), with several the two-level
-    bootstrap interval of the median (puzzles, then reads; :mod:`formulations.optimal`)."""
+    Samplers (runs with reads): per puzzle, the reads of all its seeds are pooled
+    (:func:`puzzle_trials`): successes and reads summed over its runs, a run without a success
+    included (it is censored, not dropped), the CPU per read of the sampler calls alone
+    (set-up apart: ``median_setup_cpu_s``, and amortised over the run's reads,
+    ``setup_cpu_per_read_s``). TTS99 is then that of the pooled success rate, inf when none
+    succeeded. Over puzzles: the median TTS99 (an order statistic, the lower middle one for an
+    even count; unsolved puzzles as inf) and, with one puzzle, that puzzle's exact interval
+    (:func:`formulations.stats.tts99_interval`), with several the two-level bootstrap interval
+    of the median (puzzles, then reads; :mod:`formulations.optimal`). ``spin_updates_per_read``:
+    the median sweeps x variables.
+
+    Complete backends (:func:`complete_backend`): no TTS99 and no interval (a run is no random
+    trial); ``median_first_cpu_s`` is the median over runs of the backend call's CPU to the
+    first grid (an unsolved run as inf), ``median_unique_cpu_s`` the same for the uniqueness
+    proof (runs of a sweep with ``unique=True``), the model build apart in
+    ``median_setup_cpu_s``.
+
+    Other backends (an incomplete solver without reads, e.g. qbpp): each seed is one trial
+    (solved or not) of its mean CPU, TTS99 and interval as for a sampler's reads."""
     import numpy as np
 
     from ..optimal import LadderData, optimal_tts
@@ -296,20 +369,31 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> Table:
         per_puzzle: dict[str, list] = defaultdict(list)
         for r in rs:
             per_puzzle[r["digest"]].append(r)
-        trials = [puzzle_trials(prs) for prs in per_puzzle.values()]
-        tts = [tts99(t, k / n) if n and math.isfinite(t) else math.inf for k, n, t, _ in trials]
-        median = None
-        if len(trials) == 1:
-            k, n, t, ts = trials[0]
-            median = tts[0]
-            low, high = tts99_interval(k, n, t, t_samples=ts if len(ts) >= 2 else None)
-        elif trials:
-            data = LadderData(tuple(per_puzzle), (0,), np.array([[k] for k, *_ in trials]),
-                              np.array([[n] for _, n, *_ in trials]),
-                              np.array([[t] for _, _, t, _ in trials], dtype=float))
-            med = optimal_tts(data, [0.5])[0]
-            median, low, high = med.tts99_s, med.low_s, med.high_s
+        sampled = any(_sampled(r) for r in rs)
+        complete = not sampled and complete_backend(rs[0]["backend"])
+        median = low = high = None
+        clock = "cpu" if all(r.get("solve_cpu_s") is not None for r in rs
+                             if r["status"] not in ("error", "timeout")) else "wall"
+        if not complete:
+            trials = [puzzle_trials(prs) for prs in per_puzzle.values()]
+            tts = [tts99(t, k / n) if n and math.isfinite(t) else math.inf
+                   for k, n, t, _ in trials]
+            if len(trials) == 1:
+                k, n, t, ts = trials[0]
+                median = tts[0]
+                low, high = tts99_interval(k, n, t, t_samples=ts if len(ts) >= 2 else None)
+            elif trials:
+                data = LadderData(tuple(per_puzzle), (0,), np.array([[k] for k, *_ in trials]),
+                                  np.array([[n] for _, n, *_ in trials]),
+                                  np.array([[t] for _, _, t, _ in trials], dtype=float))
+                med = optimal_tts(data, [0.5])[0]
+                median, low, high = med.tts99_s, med.low_s, med.high_s
         counts = {s.value: sum(1 for r in rs if r["status"] == s.value) for s in Status}
+        setup = [r["setup_cpu_s"] if sampled else r["build_cpu_s"] for r in rs
+                 if (r.get("setup_cpu_s") if sampled else r.get("build_cpu_s")) is not None]
+        amortised = [r["setup_cpu_s"] / r["reads"] for r in rs
+                     if sampled and r.get("setup_cpu_s") is not None and r.get("reads")]
+        updates = [r["spin_updates_per_read"] for r in rs if r.get("spin_updates_per_read")]
         out.append({
             "backend": name, "runs": len(rs), "solved": len(solved),
             "puzzles": len(per_puzzle),
@@ -317,20 +401,47 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> Table:
             "errors": counts["error"], "timeouts": counts["timeout"],
             "median_time_s": statistics.median([r["time_s"] for r in solved]) if solved else None,
             "median_tts99_s": median,
-            "tts99_low_s": low if tts else None,
-            "tts99_high_s": high if tts else None,
+            "tts99_low_s": low,
+            "tts99_high_s": high,
+            "clock": clock,
+            "median_setup_cpu_s": statistics.median(setup) if setup else None,
+            "setup_cpu_per_read_s": statistics.median(amortised) if amortised else None,
+            "spin_updates_per_read": statistics.median_low(updates) if updates else None,
+            "median_first_cpu_s": _median_cpu(rs, "solve_cpu_s", "verified") if complete else None,
+            "median_unique_cpu_s": _median_cpu(rs, "unique_cpu_s", "unique") if complete else None,
         })
     return out
+
+
+def _sampled(r: Mapping[str, Any]) -> bool:
+    return bool(r.get("reads")) and r.get("success_probability") is not None
+
+
+def _median_cpu(rs: Sequence[Mapping[str, Any]], column: str, done: str) -> float | None:
+    """The median over runs (error rows left out) of ``column`` where ``done`` holds (a
+    verified grid; a uniqueness verdict, either way), inf for a run without it; None when no
+    run has the figure."""
+    if not any(r.get(column) is not None for r in rs):
+        return None
+    def reached(r: Mapping[str, Any]) -> bool:
+        if r.get(column) is None:
+            return False
+        return r.get(done) is not None if done == "unique" else bool(r.get(done))
+
+    vals = [r[column] if reached(r) else math.inf for r in rs if r["status"] != "error"]
+    return statistics.median(vals) if vals else None
 
 
 def puzzle_trials(prs: Sequence[Mapping[str, Any]]) -> tuple[int, int, float, list[float]]:
     """One puzzle's runs pooled: ``(successes, trials, seconds per trial, per-run seconds per
     trial)``. Sampler runs (with reads): successes and reads summed over the runs; the time per
-    read of a run is recovered from its TTS99 and p (``t = TTS99 * ln(1 - p) / ln 0.01``, the
-    TTS99 itself at p >= 0.99), the pooled one is their read-weighted mean; when no run
-    succeeded, the run's time over its reads stands in (it includes set-up: an overestimate).
-    Other backends: one trial per run, solved or not, of the runs' mean time."""
-    sampled = [r for r in prs if r.get("reads") and r.get("success_probability") is not None]
+    read of a run is its CPU per read of the sampling (``cpu_per_read_s``); for a row written
+    before that column existed it is recovered from its (wall) TTS99 and p
+    (``t = TTS99 * ln(1 - p) / ln 0.01``, the TTS99 itself at p >= 0.99), or when no run
+    succeeded the run's time over its reads (it includes set-up: an overestimate). The pooled
+    time is the runs' read-weighted mean. Other backends: one trial per run, solved or not, of
+    the runs' mean CPU of the backend call (wall time of build and solve in an older row)."""
+    sampled = [r for r in prs if _sampled(r)]
     if sampled:
         k = sum(round(r["success_probability"] * r["reads"]) for r in sampled)
         n = sum(r["reads"] for r in sampled)
@@ -341,13 +452,18 @@ def puzzle_trials(prs: Sequence[Mapping[str, Any]]) -> tuple[int, int, float, li
                      if r.get("time_s") is not None]
         t = sum(t * w for t, w in known) / sum(w for _, w in known) if known else math.inf
         return k, n, t, [t for t, _ in known]
-    times = [r["time_s"] for r in prs if r.get("time_s") is not None]
+    cpu = all(r.get("solve_cpu_s") is not None for r in prs)
+    times = [r["solve_cpu_s"] if cpu else r["time_s"] for r in prs
+             if (r.get("solve_cpu_s") if cpu else r.get("time_s")) is not None]
     wins = sum(1 for r in prs if r["verified"])
     return wins, len(prs), statistics.fmean(times) if times else math.inf, times
 
 
 def _t_read(r: Mapping[str, Any]) -> float | None:
-    """A sampler run's time per read from its TTS99 and p (None when p = 0)."""
+    """A sampler run's time per read: its sampling CPU per read, else (an older row) the wall
+    figure recovered from its TTS99 and p (None when p = 0)."""
+    if r.get("cpu_per_read_s") is not None:
+        return r["cpu_per_read_s"]
     p, t99 = r.get("success_probability"), r.get("tts99_s")
     if not p or t99 is None or not math.isfinite(t99):
         return None

@@ -15,12 +15,19 @@ The file (:class:`RecordFile`) is a sequence of gzip members, one per record, ea
 one ``write`` on a file opened for appending: a kill leaves at most a torn last member, which is
 cut off when the file is opened again. Records are keyed by :attr:`Task.key`, so a run resumes
 by skipping the keys already present.
+
+Every sampler study in ``bench/`` is a plan of tasks over this module (:func:`run_study` with the
+options of :func:`study_arguments`); a task can also ask for presolve, a beta range, sampler
+parameters or a time-budget run (the command line's ``--time-limit``), each part of its key
+only when set.
 """
 from __future__ import annotations
 
 import gzip
 import json
+import math
 import os
+import sys
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -59,9 +66,15 @@ class Task:
     use_x: bool = False
     encoding: str = "order"
     weights: tuple[tuple[str, float], ...] | None = None  # penalty family weights (None: default)
-    # sa's beta range in units of 1 / (smallest weight), as the backend's default (1, 10) is;
-    # None: the sampler's default. Only for samplers with a scaled beta range (sa, openjij-sa).
-    beta: tuple[float, float] | None = None
+    # the other studies' variants (each adds to the key only when set, so the release's keys
+    # stay as they were): line solving first, only the rest to the sampler; a beta range
+    # (LO, HI) or "sampler" (the sampler's own default instead of the backend's scaled one);
+    # other sampler keyword arguments; a time-budget run (the command line's --time-limit:
+    # until solved or the limit, one trial) instead of a fixed number of reads
+    presolve: bool = False
+    beta_range: tuple[float, float] | str | None = None
+    params: tuple[tuple[str, Any], ...] | None = None
+    time_limit: float | None = None
 
     @property
     def key(self) -> str:
@@ -70,9 +83,31 @@ class Task:
             key += f"|{self.encoding}|x={int(self.use_x)}"
         if self.weights:
             key += "|w=" + ",".join(f"{k}:{v:g}" for k, v in self.weights)
-        if self.beta:
-            key += f"|b={self.beta[0]:g}:{self.beta[1]:g}"
+        if self.presolve:
+            key += "|presolve"
+        if self.beta_range is not None:
+            key += "|beta=" + (self.beta_range if isinstance(self.beta_range, str)
+                               else ":".join(f"{b:g}" for b in self.beta_range))
+        if self.params:
+            key += "|p=" + ",".join(f"{k}:{v}" for k, v in self.params)
+        if self.time_limit is not None:
+            key += f"|t={self.time_limit:g}"
         return key
+
+    @property
+    def variant(self) -> dict[str, Any]:
+        """The variant fields that are set (what a study groups its records by)."""
+        out: dict[str, Any] = {}
+        if self.presolve:
+            out["presolve"] = True
+        if self.beta_range is not None:
+            out["beta_range"] = (self.beta_range if isinstance(self.beta_range, str)
+                                 else [float(b) for b in self.beta_range])
+        if self.params:
+            out["params"] = {k: v for k, v in self.params}
+        if self.time_limit is not None:
+            out["time_limit"] = self.time_limit
+        return out
 
 
 # -- puzzles, cached per process -------------------------------------------------------------
@@ -97,14 +132,26 @@ def corpus_root() -> Path:
     return here.parents[3] / "shared" / "corpus"
 
 
+def repo_root() -> Path:
+    """The checkout this package runs from (an editable install: the repository)."""
+    return Path(__file__).resolve().parents[2]
+
+
+REPO = repo_root()
+
+
 def load(source: str):
     """A puzzle from ``FILE::KEY`` (a janko JSON file is read once per process) or a path;
-    ``corpus:REL`` is REL under :func:`corpus_root` (what records store, machine-independent)."""
+    ``corpus:REL`` is REL under :func:`corpus_root` and ``repo:REL`` REL in the repository
+    (:func:`repo_root`: puzzles of our own, e.g. the release's generated ones), both what
+    records store, machine-independent."""
     from ..io import read_puzzle
     from .jobs import select_puzzle
 
     if source.startswith("corpus:"):
         source = str(corpus_root() / source[len("corpus:"):])
+    elif source.startswith("repo:"):
+        source = str(repo_root() / source[len("repo:"):])
     path, _, key = source.partition("::")
     if key and path.lower().endswith(".json"):
         try:
@@ -133,19 +180,22 @@ def plan_of(name: str) -> Any:
 
 
 def _sampler_kwargs(task: Task, sampler: Any, pen: Any, reads: int, seed: int) -> dict:
-    from backends.anneal import _sample_kwargs, default_beta_range, tabu_tenure
+    from backends.anneal import _sample_kwargs, tabu_tenure
 
-    if task.beta is not None and not getattr(plan_of(task.sampler), "scaled_beta", False):
-        raise ValueError(f"sampler {task.sampler!r} takes no beta range (Task.beta)")
+    params = dict(task.params or ())
     if task.sampler == "tabu":
         return dict(num_reads=reads, seed=seed % 2 ** 31, tenure=tabu_tenure(pen.num_variables),
                     timeout=TABU_TIMEOUT_MS, num_restarts=0, coefficient_z_first=task.length,
                     lower_bound_z=0,
-                    energy_threshold=-pen.offset + 1e-9 * max(1.0, abs(pen.offset)))
-    return _sample_kwargs(plan_of(task.sampler), sampler, pen, seed=seed, reads=reads,
-                          sweeps=task.length, beta_schedule=None, params=None,
-                          beta_range=None if task.beta is None else
-                          default_beta_range(pen.weights, tuple(task.beta)))
+                    energy_threshold=-pen.offset + 1e-9 * max(1.0, abs(pen.offset))) | params
+    own = task.beta_range == "sampler"
+    kw = _sample_kwargs(plan_of(task.sampler), sampler, pen, seed=seed, reads=reads,
+                        sweeps=task.length, beta_schedule=None, params=params or None,
+                        beta_range=None if own or task.beta_range is None else task.beta_range)
+    if own:  # the sampler's own default range, not the backend's scaled one
+        for k in ("beta_range", "beta_min", "beta_max"):
+            kw.pop(k, None)
+    return kw
 
 
 def _zero_length(task: Task, kw: dict) -> dict | None:
@@ -196,6 +246,8 @@ def measure(task: Task) -> dict[str, Any]:
     """Measure one task in this process and return its record (see the module docstring).
     Raises when an energy-0 read decodes to a grid that breaks the clues (a broken model)."""
 
+    if task.time_limit is not None:
+        return measure_budget(task)
     if task.sampler in EXACT:
         return measure_exact(task)
     from ..model import build_model
@@ -204,10 +256,19 @@ def measure(task: Task) -> dict[str, Any]:
 
     puzzle = load(task.source)
     c0, w0 = time.process_time(), time.perf_counter()
-    nm = build_model(puzzle, use_x=task.use_x, encoding=task.encoding)
-    terms = penalty_terms(nm)
+    if task.presolve:  # line solving first: the sampler gets only what it leaves open
+        from ..model.presolve import presolve_puzzle
+        nm = presolve_puzzle(puzzle, use_x=task.use_x)
+        if nm.solved or nm.infeasible:
+            return _head(task, puzzle) | {
+                "reads": 0, "successes": 0, "verified": nm.solved, "presolved": True,
+                "variables": 0, "setup_cpu_s": round(time.process_time() - c0, 6),
+                "cpu_s": 0.0, "call_cpu_s": [], "call_reads": []}
+    else:
+        nm = build_model(puzzle, use_x=task.use_x, encoding=task.encoding)
     # a study's weights name its encoding's families; a puzzle may lack one (no line with two
     # blocks: no clash pair), whose weight then has nothing to weigh
+    terms = penalty_terms(nm)
     pen = terms.weighted({k: v for k, v in task.weights if k in terms.family_names}
                          if task.weights else None)
     bqm = pen.to_bqm(labels="index")
@@ -266,14 +327,8 @@ def measure(task: Task) -> dict[str, Any]:
         except Exception:
             overhead = None
     kw_shown = {k: v for k, v in kw.items() if k not in ("seed", "num_reads")}
-    return {
-        "v": RECORD_VERSION, "key": task.key, "study": task.study, "instance": task.instance,
-        "source": task.source, "size": f"{puzzle.height}x{puzzle.width}",
-        "cells": puzzle.height * puzzle.width, "sampler": task.sampler, "length": task.length,
-        "unit": LENGTH_UNIT.get(task.sampler, "sweeps"), "seed": task.seed, "use_x": task.use_x,
-        "encoding": task.encoding, "weights": dict(pen.weights),
-        **({"beta": list(task.beta)} if task.beta is not None else {}),
-        "variables": n, "interactions": len(pen.qv),
+    return _head(task, puzzle) | {
+        "encoding": task.encoding, "weights": dict(pen.weights), "variables": n, "interactions": len(pen.qv),
         "reads": len(E), "successes": int((E == 0).sum()), "verified": verified,
         "energy_quantiles": [float(v) for v in np.quantile(E, ENERGY_QUANTILES)],
         "energy_mean": float(E.mean()),
@@ -288,6 +343,54 @@ def measure(task: Task) -> dict[str, Any]:
         "load1": _load(),  # the machine's 1-minute load average: CPU times inflate under load
         "params": json.loads(json.dumps(kw_shown, default=str)),
     }
+
+
+def _head(task: Task, puzzle: Any) -> dict[str, Any]:
+    """The fields every sampler record starts with (the variant only when one is set)."""
+    head = {"v": RECORD_VERSION, "key": task.key, "study": task.study, "instance": task.instance,
+            "source": task.source, "size": f"{puzzle.height}x{puzzle.width}",
+            "cells": puzzle.height * puzzle.width, "sampler": task.sampler,
+            "length": task.length, "unit": LENGTH_UNIT.get(task.sampler, "sweeps"),
+            "seed": task.seed, "use_x": task.use_x}
+    return head | ({"variant": task.variant} if task.variant else {})
+
+
+def measure_budget(task: Task) -> dict[str, Any]:
+    """A time-budget run, as the command line makes it (``python -m formulations.solve FILE
+    --backend B --time-limit T``: the same options, a sampler samples batch after batch until a
+    verified grid or the limit, on every core): one trial, ``successes`` 1 when it came back
+    solved; process CPU (every thread) and wall of the ``solve_puzzle`` call, the backend's
+    import done before the clock starts (the command line's interpreter start-up is not in it)."""
+    from backends import get_backend
+
+    from ..options import route
+    from ..solving import solve_puzzle
+    from .runner import warm
+
+    puzzle = load(task.source)
+    warm(task.sampler)
+    backend = get_backend(task.sampler)
+    opts, _ = route(backend, list(task.params or ()), switches=False)
+    if task.weights:
+        opts["weights"] = dict(task.weights)
+    if "until_solved" in backend.options:
+        opts.setdefault("until_solved", True)
+    c, w = time.process_time(), time.perf_counter()
+    res = solve_puzzle(puzzle, backend, use_x=task.use_x, time_limit=task.time_limit,
+                       seed=task.seed, presolve=task.presolve, encoding=task.encoding, **opts)
+    cpu, wall = time.process_time() - c, time.perf_counter() - w
+    s = res.sampling
+    return _head(task, puzzle) | {
+        "unit": "none", "reads": 1, "successes": int(res.solved), "verified": bool(res.solved),
+        "status": res.status.value, "cpu_s": cpu, "wall_s": wall, "call_cpu_s": [round(cpu, 6)],
+        "call_reads": [1], "setup_cpu_s": 0.0, "build_s": res.build_s, "solve_s": res.solve_s,
+        "build_cpu_s": getattr(res, "build_cpu_s", None),
+        "solve_cpu_s": getattr(res, "solve_cpu_s", None),
+        "batches": len(res.info.get("batches", [])) or 1, "variables": res.variables,
+        "energy": res.energy, "message": (res.message or "")[:160],
+        "sampler_reads": None if s is None else s.reads,
+        "success_probability": None if s is None else s.success_probability,
+        "time_limit_s": task.time_limit, "load1": _load()}
 
 
 def _load() -> float | None:
@@ -480,6 +583,8 @@ def estimate_cost(task: Task, variables: int, interactions: int) -> float:
     """A task's expected CPU seconds (for the progress bar's ETA and the release estimate): the
     reads at :func:`read_seconds`, stopped by the budget but at least ``min_calls`` reads, plus
     a little set-up."""
+    if task.time_limit is not None:
+        return task.time_limit / 2  # a budget run: solved puzzles stop early
     if task.sampler in EXACT:
         return 0.5
     t = read_seconds(task.sampler, task.length, variables, interactions)
@@ -489,7 +594,7 @@ def estimate_cost(task: Task, variables: int, interactions: int) -> float:
 def run_tasks(plan: Callable[[dict[str, dict]], Sequence[Task]], out: RecordFile, *,
               workers: int = 1, scheduler: Any = None, progress: bool = True,
               cost: Callable[[Task], float] | None = None,
-              log: Callable[[str], None] = print) -> dict[str, dict]:
+              log: Callable[[str], None] = print, desc: str = "release") -> dict[str, dict]:
     """Run what ``plan(records_by_key)`` asks for, record by record, until it asks for nothing
     new: ``plan`` is called again whenever no task is running or waiting, and as records
     arrive, so it can extend ladders as the data come in. Returns every record by key."""
@@ -505,7 +610,7 @@ def run_tasks(plan: Callable[[dict[str, dict]], Sequence[Task]], out: RecordFile
     if progress:
         try:
             from tqdm.auto import tqdm
-            bar = tqdm(total=0, unit="cpu-s", desc="release", dynamic_ncols=True,
+            bar = tqdm(total=0, unit="cpu-s", desc=desc, dynamic_ncols=True,
                        bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} est. cpu-s "
                                   "[{elapsed}<{remaining}] {postfix}")
         except ImportError:
@@ -547,13 +652,114 @@ def pooled(records: Iterable[dict]) -> list[dict]:
     return [r for r in records if "error" not in r and r.get("reads")]
 
 
+def pool_points(records: Iterable[dict], by: Callable[[dict], Any] = lambda r: r["instance"],
+                ) -> list[dict[str, Any]]:
+    """Per group (``by(record)``; one instance, or it mixes instances' p) and length, every read
+    of the group's records pooled over seeds and batches: p, the CPU time per read (total CPU
+    over total reads), TTS99 and its interval (:func:`formulations.stats.tts99_interval`:
+    Clopper-Pearson in p, widened by the spread of the calls' time per read). A group never
+    solved stays, with TTS99 inf (censored) and a finite lower end."""
+    from ..stats import tts99_interval, tts99_point
+
+    acc: dict[tuple, dict] = {}
+    for r in pooled(records):
+        a = acc.setdefault((by(r), r["length"]), {"reads": 0, "successes": 0, "cpu_s": 0.0,
+                                                  "records": 0, "calls": [], "energy": 0.0,
+                                                  "at_most": None, "first": r})
+        a["reads"] += r["reads"]
+        a["successes"] += r["successes"]
+        a["cpu_s"] += r["cpu_s"]
+        a["records"] += 1
+        a["calls"] += [c / k for c, k in zip(r["call_cpu_s"], r["call_reads"]) if k]
+        a["energy"] += r.get("energy_mean", math.nan) * r["reads"]
+        if r.get("at_most") is not None:
+            m = np.asarray(r["at_most"], dtype=np.int64)
+            a["at_most"] = m if a["at_most"] is None else a["at_most"] + m
+    out = []
+    for (group, length), a in acc.items():
+        t = a["cpu_s"] / a["reads"]
+        ci = tts99_interval(a["successes"], a["reads"], t,
+                            t_samples=a["calls"] if len(a["calls"]) >= 2 else None)
+        out.append({"group": group, "length": length, "records": a["records"],
+                    "reads": a["reads"], "successes": a["successes"],
+                    "p": a["successes"] / a["reads"], "t_read_s": t,
+                    "tts99_s": tts99_point(a["successes"], a["reads"], t),
+                    "low_s": ci.low, "high_s": ci.high,
+                    "energy_mean": a["energy"] / a["reads"],
+                    "at_most": None if a["at_most"] is None else a["at_most"].tolist(),
+                    "variables": a["first"].get("variables"), "size": a["first"].get("size"),
+                    "cells": a["first"].get("cells")})
+    return sorted(out, key=lambda x: (str(x["group"]), x["length"]))
+
+
 def task_from_dict(d: dict) -> Task:
     kw = {k: d[k] for k in Task.__dataclass_fields__ if k in d}
     if isinstance(kw.get("weights"), dict):
         kw["weights"] = tuple(sorted(kw["weights"].items()))
-    if kw.get("beta") is not None:
-        kw["beta"] = tuple(kw["beta"])
+    if isinstance(kw.get("params"), dict):
+        kw["params"] = tuple(sorted(kw["params"].items()))
+    if isinstance(kw.get("beta_range"), list):
+        kw["beta_range"] = tuple(kw["beta_range"])
     return Task(**kw)
+
+
+# -- the command line of a study in bench/ -------------------------------------------------
+
+def study_arguments(ap: Any, name: str) -> None:
+    """The runner's options for a study's command line: where its records go (``--out``,
+    default ``bench/results/NAME``), ``--workers`` / ``--scheduler`` and ``--quiet``."""
+    ap.add_argument("--out", default=str(REPO / "bench" / "results" / name),
+                    help="folder of the study's records.jsonl.gz (a second run resumes)")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="local worker processes (default 1: CPU times are one core's)")
+    ap.add_argument("--scheduler", default=None, help="a Dask scheduler address (tcp://HOST:8786)")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+@lru_cache(maxsize=256)
+def _qubo_size(source: str, use_x: bool, encoding: str) -> tuple[int, int]:
+    from ..model import build_model
+    from ..model.penalty import lower
+
+    pen = lower(build_model(load(source), use_x=use_x, encoding=encoding))
+    return pen.num_variables, len(pen.qv)
+
+
+def task_cost(task: Task) -> float:
+    """:func:`estimate_cost` from the task's own QUBO (built once per puzzle and variant): the
+    progress bar's ETA."""
+    if task.time_limit is not None or task.sampler in EXACT:
+        return estimate_cost(task, 0, 0)
+    try:
+        return estimate_cost(task, *_qubo_size(task.source, task.use_x, task.encoding))
+    except Exception:
+        return 1.0
+
+
+def records_of(args: Any) -> RecordFile:
+    return RecordFile(Path(args.out) / "records.jsonl.gz")
+
+
+def run_study(plan: Callable[[dict[str, dict]], Sequence[Task]] | Sequence[Task], args: Any, *,
+              cost: Callable[[Task], float] | None = None) -> list[dict]:
+    """Run a study's plan (a list of tasks, or ``plan(records)``) with the options of
+    :func:`study_arguments`: skips what its records already hold, shows a progress bar with an
+    ETA, returns every record of the file (in the order written)."""
+    tasks = plan if callable(plan) else (lambda _r, t=list(plan): t)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    f = records_of(args)
+    run_tasks(tasks, f, workers=args.workers, scheduler=args.scheduler,
+              progress=not args.quiet, cost=cost or task_cost, desc=Path(args.out).name,
+              log=lambda s: print(s, file=sys.stderr))
+    return f.read()
+
+
+def read_study(args: Any, command: str) -> list[dict]:
+    """The records of a study, or exit with the command that makes them."""
+    recs = records_of(args).read()
+    if not recs:
+        sys.exit(f"no records in {records_of(args).path}: run `{command}` first")
+    return recs
 
 
 __all__ = [
@@ -568,6 +774,11 @@ __all__ = [
     "load",
     "measure",
     "measure_safe",
+    "pool_points",
     "pooled",
+    "read_study",
+    "records_of",
+    "run_study",
     "run_tasks",
+    "study_arguments",
 ]

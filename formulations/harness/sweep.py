@@ -89,7 +89,8 @@ def compare(puzzles: Iterable[str | Path | Puzzle | PuzzleRef],
             options: Mapping[str, Mapping[str, Any]] | None = None,
             use_x: bool | None | Sequence[bool | None] = None,
             presolve: bool | Sequence[bool] = False,
-            encoding: str | Sequence[str] | None = None, out: str | Path | None = None,
+            encoding: str | Sequence[str] | None = None, unique: bool = False,
+            out: str | Path | None = None,
             workers: int | None = None, scheduler: Any = None,
             progress: bool = True, retry_errors: bool = False, as_dataframe: bool = False,
             log: Callable[[str], None] | None = None,
@@ -100,6 +101,8 @@ def compare(puzzles: Iterable[str | Path | Puzzle | PuzzleRef],
     None gives each backend the variant ``solve_puzzle`` gives it (``Backend.model_x``), and each
     row's ``use_x`` says which. ``encoding``: the model's encoding or encodings (None:
     ``order``) for every backend that builds a model, unless its variant names one.
+    ``unique``: each backend that can prove a grid unique also times that proof, in a second
+    call after the first grid (rows' ``unique`` and ``unique_cpu_s``).
 
     With ``out``, rows are appended to that CSV as they finish and rows already there (same
     key) are not run again but are part of the returned table (``retry_errors`` re-runs error
@@ -115,7 +118,7 @@ def compare(puzzles: Iterable[str | Path | Puzzle | PuzzleRef],
     seeds = list(seeds) if seeds is not None else list(range(repeats))
     ka = default_kill_after(time_limit) if kill_after == "auto" else kill_after
     jobs = plan_jobs(refs, variants, seeds, time_limit=time_limit, kill_after=ka,
-                     use_x=use_x, presolve=presolve, encoding=encoding)
+                     use_x=use_x, presolve=presolve, encoding=encoding, unique=unique)
     wanted = {j.key for j in jobs}
     rows: dict[str, dict] = {}
     sink = None

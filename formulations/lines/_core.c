@@ -1246,6 +1246,159 @@ fail:
     return NULL;
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * Placement shares (seed 004's probabilities), exact counts in 128 bits
+ * ------------------------------------------------------------------------------------------- */
+
+#ifdef __SIZEOF_INT128__
+typedef unsigned __int128 u128;
+#define SHARES_MAX_N 127  /* a line of n cells has at most 2^n placements (their starts differ) */
+
+/* a / b as Python's int true division gives it: correctly rounded */
+static PyObject *share_of(u128 a, u128 b)
+{
+    if (b < ((u128)1 << 53))  /* both exact as doubles: IEEE division is correctly rounded */
+        return PyFloat_FromDouble((double)(u64)a / (double)(u64)b);
+    u64 wa[2] = {(u64)a, (u64)(a >> 64)}, wb[2] = {(u64)b, (u64)(b >> 64)};
+    PyObject *pa = words_to_int(wa, 2), *pb = pa ? words_to_int(wb, 2) : NULL;
+    PyObject *q = pb ? PyNumber_TrueDivide(pa, pb) : NULL;
+    Py_XDECREF(pa);
+    Py_XDECREF(pb);
+    return q;
+}
+#endif
+
+PyDoc_STRVAR(shares_doc,
+"shares(line, masks) -> list[list[float]] | None\n\n"
+"Seed 004's probabilities for one line of the puzzle given its masks (one int per colour\n"
+"index): per colour index and cell, the share of the valid placements that paint the cell that\n"
+"colour (all 0.0 when none fits). The counts are exact (128-bit: lines of up to 127 cells);\n"
+"None for a longer line, whose counts the caller makes with Python's integers.");
+
+static PyObject *Core_shares(Core *c, PyObject *args)
+{
+    int line;
+    PyObject *masks;
+    if (!PyArg_ParseTuple(args, "iO", &line, &masks)) return NULL;
+    if (line < 0 || line >= c->nlines) { PyErr_SetString(PyExc_IndexError, "no such line"); return NULL; }
+    const Spec *s = &c->specs[line];
+    const int n = s->n, m = s->m, C = c->C, nw = s->nw;
+    if (PySequence_Size(masks) != C) { PyErr_SetString(PyExc_ValueError, "one mask per colour index"); return NULL; }
+#ifndef __SIZEOF_INT128__
+    Py_RETURN_NONE;
+#else
+    if (n > SHARES_MAX_N) Py_RETURN_NONE;
+    u64 mw[64 * 2];
+    if (masks_in(masks, C, nw, mw) < 0) return NULL;
+    /* run[ci][p]: cells p, p+1, ... allowing colour ci in a row (only the colours of blocks) */
+    size_t np2 = (size_t)n + 2;
+    size_t need = (size_t)C * np2 * sizeof(short) + (size_t)(m + 1) * np2 * sizeof(u128)
+                  + 3 * np2 * sizeof(u128) + (size_t)C * np2 * sizeof(u128) + np2;
+    char *mem = PyMem_Calloc(1, need);
+    if (!mem) return PyErr_NoMemory();
+    u128 *S = (u128 *)mem;                       /* (m + 1) rows of n + 2 */
+    u128 *A = S + (size_t)(m + 1) * np2;         /* prefix counts */
+    u128 *ends = A + np2;
+    u128 *A2 = ends + np2;
+    u128 *paint = A2 + np2;                       /* C rows: difference arrays */
+    short *run = (short *)(paint + (size_t)C * np2);
+    unsigned char *white = (unsigned char *)(run + (size_t)C * np2);
+    for (int p = 0; p < n; p++) white[p] = mw[p >> 6] >> (p & 63) & 1;
+    unsigned char used[64] = {0};
+    for (int k = 0; k < m; k++) used[s->cidx[k]] = 1;
+    for (int ci = 1; ci < C; ci++) {
+        if (!used[ci]) continue;
+        const u64 *M = mw + (size_t)ci * nw;
+        short *r = run + (size_t)ci * np2;
+        r[n] = 0;
+        for (int p = n - 1; p >= 0; p--) r[p] = (M[p >> 6] >> (p & 63) & 1) ? (short)(r[p + 1] + 1) : 0;
+    }
+#define FITS(k, st) (run[(size_t)s->cidx[k] * np2 + (st)] >= s->lens[k])
+#define GAP(k) ((k) < m - 1 && s->gaps[k])
+#define SR(k) (S + (size_t)(k) * np2)
+    /* suffix: S[k][p] = placements of blocks k.. on cells p..n-1 */
+    SR(m)[n] = 1;
+    for (int p = n - 1; p >= 0; p--) SR(m)[p] = white[p] ? SR(m)[p + 1] : 0;
+    for (int k = m - 1; k >= 0; k--) {
+        int L = s->lens[k], g = GAP(k);
+        u128 *row = SR(k), *nxt = SR(k + 1);
+        for (int p = n - 1; p >= 0; p--) {
+            u128 total = white[p] ? row[p + 1] : 0;
+            if (p + L <= n && FITS(k, p)) {
+                int e = p + L;
+                if (!g) total += nxt[e];
+                else if (e < n && white[e]) total += nxt[e + 1];
+            }
+            row[p] = total;
+        }
+    }
+    u128 total = SR(0)[0];
+    PyObject *out = PyList_New(C);
+    if (!out) { PyMem_Free(mem); return NULL; }
+    if (total) {
+        A[0] = 1;
+        for (int p = 1; p <= n; p++) A[p] = white[p - 1] ? A[p - 1] : 0;
+        for (int k = 0; k < m; k++) {
+            int L = s->lens[k], g = GAP(k), before_gap = k > 0 && GAP(k - 1);
+            u128 *nxt = SR(k + 1), *diff = paint + (size_t)s->cidx[k] * np2;
+            memset(ends, 0, np2 * sizeof(u128));
+            for (int st = 0; st + L <= n; st++) {
+                if (!FITS(k, st)) continue;
+                u128 pre = before_gap ? (st >= 1 && white[st - 1] ? A[st - 1] : 0) : A[st];
+                if (!pre) continue;
+                int e = st + L;
+                ends[e] += pre;
+                u128 post = !g ? nxt[e] : (e < n && white[e] ? nxt[e + 1] : 0);
+                u128 ways = pre * post;  /* <= total: no overflow */
+                if (ways) { diff[st] += ways; diff[e] -= ways; }  /* mod 2^128: sums exact */
+            }
+            u128 acc = 0;
+            for (int p = 0; p <= n; p++) {
+                acc = ends[p] + ((p && white[p - 1]) ? acc : 0);
+                A2[p] = acc;
+            }
+            memcpy(A, A2, np2 * sizeof(u128));
+        }
+    }
+    /* coloured[p] reuses ends */
+    u128 *coloured = ends;
+    memset(coloured, 0, np2 * sizeof(u128));
+    for (int ci = 0; ci < C; ci++) {
+        PyObject *lst = PyList_New(n);
+        if (!lst) goto fail;
+        PyList_SET_ITEM(out, ci, lst);
+    }
+    for (int ci = 1; ci < C; ci++) {
+        u128 acc = 0, *diff = paint + (size_t)ci * np2;
+        PyObject *lst = PyList_GET_ITEM(out, ci);
+        for (int p = 0; p < n; p++) {
+            acc += diff[p];
+            coloured[p] += acc;
+            PyObject *f = total ? share_of(acc, total) : PyFloat_FromDouble(0.0);
+            if (!f) goto fail;
+            PyList_SET_ITEM(lst, p, f);
+        }
+    }
+    {
+        PyObject *lst = PyList_GET_ITEM(out, 0);
+        for (int p = 0; p < n; p++) {
+            PyObject *f = total ? share_of(total - coloured[p], total) : PyFloat_FromDouble(0.0);
+            if (!f) goto fail;
+            PyList_SET_ITEM(lst, p, f);
+        }
+    }
+#undef FITS
+#undef GAP
+#undef SR
+    PyMem_Free(mem);
+    return out;
+fail:
+    PyMem_Free(mem);
+    Py_DECREF(out);
+    return NULL;
+#endif
+}
+
 PyDoc_STRVAR(reprobe_doc,
 "reprobe(prev, state, deps, clock, cache_size) -> None | (ok, child, cut)\n\n"
 "An earlier probe's state `prev` narrowed by the node's `state` (AND, slot by slot): None when\n"
@@ -1504,11 +1657,170 @@ static PyObject *Core_try_probe(Core *c, PyObject *args)
     return Py_BuildValue("(ONNLLL)", ok ? Py_True : Py_False, child, cdeps, left, x.probes, x.reused);
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * The frontier of a probe sequence: rows and cell masks to probe, in order
+ * ------------------------------------------------------------------------------------------- */
+
+/* x << 1 and x >> 1 on nw words */
+INLINE void shl1(const u64 *x, u64 *o, int nw)
+{
+    for (int q = nw - 1; q >= 0; q--) o[q] = (x[q] << 1) | (q ? x[q - 1] >> 63 : 0);
+}
+INLINE void shr1(const u64 *x, u64 *o, int nw)
+{
+    for (int q = 0; q < nw; q++) o[q] = (x[q] >> 1) | (q + 1 < nw ? x[q + 1] << 63 : 0);
+}
+
+/* Neighbours of the cells changed since `recent`, then of those changed since `ref` (`recent`
+ * is not `ref`), then undecided cells with two or more decided neighbours (edges count as
+ * decided); when none, every undecided cell. Rows `rows[k]` and masks `masks[k*nw..]`, k < *nout
+ * (at most 3h entries); `srow` the node's row slots (h*C*nw words). 0, or -1 with an error. */
+static int core_frontier(Core *c, const u64 *srow, PyObject *ref, PyObject *recent, int nw,
+                         int *rows, u64 *masks, int *nout)
+{
+    int C = c->C, h = c->h, w = c->w, nout_ = 0;
+    size_t rw = (size_t)h * C * nw;
+    u64 *unk = PyMem_Calloc((size_t)h * nw * 3 + rw + 4 * (size_t)nw + 1, sizeof(u64));
+    if (!unk) { PyErr_NoMemory(); return -1; }
+    u64 *taken = unk + (size_t)h * nw, *ch = taken + (size_t)h * nw, *since = ch + (size_t)h * nw;
+    u64 *t1 = since + rw, *t2 = t1 + nw, *full = t2 + nw, *mm = full + nw;
+    for (int q = 0; q < nw; q++) full[q] = fullword(w, q);
+    for (int i = 0; i < h; i++)
+        for (int q = 0; q < nw; q++) {
+            u64 seen = 0, u = 0;
+            for (int ci = 0; ci < C; ci++) { u64 v = srow[((size_t)i * C + ci) * nw + q]; u |= seen & v; seen |= v; }
+            unk[(size_t)i * nw + q] = u;
+        }
+    PyObject *passes[2] = {recent, ref};
+    for (int ps = recent == ref ? 1 : 0; ps < 2; ps++) {
+        PyObject *sl = passes[ps];
+        if (!PyList_Check(sl) || PyList_GET_SIZE(sl) < (Py_ssize_t)h * C) {
+            PyErr_SetString(PyExc_TypeError, "ref and recent are states (lists)");
+            goto fail;
+        }
+        for (Py_ssize_t k = 0; k < (Py_ssize_t)h * C; k++)
+            if (int_to_words(PyList_GET_ITEM(sl, k), since + (size_t)k * nw, nw) < 0) goto fail;
+        for (int i = 0; i < h; i++)
+            for (int q = 0; q < nw; q++) {
+                u64 d = 0;
+                for (int ci = 0; ci < C; ci++) {
+                    size_t at = ((size_t)i * C + ci) * nw + q;
+                    d |= since[at] ^ srow[at];
+                }
+                ch[(size_t)i * nw + q] = d;
+            }
+        for (int i = 0; i < h; i++) {
+            const u64 *ci_ = ch + (size_t)i * nw;
+            shl1(ci_, t1, nw);
+            shr1(ci_, t2, nw);
+            u64 any = 0;
+            for (int q = 0; q < nw; q++) {
+                u64 v = t1[q] | t2[q] | (i ? ch[(size_t)(i - 1) * nw + q] : 0)
+                        | (i + 1 < h ? ch[(size_t)(i + 1) * nw + q] : 0);
+                v &= unk[(size_t)i * nw + q] & ~taken[(size_t)i * nw + q];
+                mm[q] = v;
+                any |= v;
+            }
+            if (!any) continue;
+            for (int q = 0; q < nw; q++) taken[(size_t)i * nw + q] |= mm[q];
+            rows[nout_] = i;
+            memcpy(masks + (size_t)nout_ * nw, mm, (size_t)nw * sizeof(u64));
+            nout_++;
+        }
+    }
+    int any_out = nout_ > 0;
+    for (int i = 0; i < h; i++) {
+        const u64 *ui = unk + (size_t)i * nw, *ti = taken + (size_t)i * nw;
+        u64 any = 0;
+        for (int q = 0; q < nw; q++) any |= ui[q] & ~ti[q];
+        if (!any) continue;
+        /* dec = full & ~unk; left = ((dec << 1) | 1) & full; right = (dec >> 1) | top */
+        u64 *dec = mm;
+        for (int q = 0; q < nw; q++) dec[q] = full[q] & ~ui[q];
+        shl1(dec, t1, nw);
+        shr1(dec, t2, nw);
+        t1[0] |= 1;
+        t2[(w - 1) >> 6] |= (u64)1 << ((w - 1) & 63);
+        u64 got = 0;
+        u64 out[nw];
+        for (int q = 0; q < nw; q++) {
+            u64 left = t1[q] & full[q], right = t2[q];
+            u64 up = i ? full[q] & ~unk[(size_t)(i - 1) * nw + q] : full[q];
+            u64 down = i + 1 < h ? full[q] & ~unk[(size_t)(i + 1) * nw + q] : full[q];
+            u64 v = ((left & right) | ((left | right) & (up | down)) | (up & down)) & ui[q] & ~ti[q];
+            out[q] = v;
+            got |= v;
+        }
+        if (!got) continue;
+        any_out = 1;
+        rows[nout_] = i;
+        memcpy(masks + (size_t)nout_ * nw, out, (size_t)nw * sizeof(u64));
+        nout_++;
+    }
+    if (!any_out)  /* cannot happen while cells are open (the top-left open cell qualifies) */
+        for (int i = 0; i < h; i++) {
+            u64 got = 0;
+            for (int q = 0; q < nw; q++) {
+                mm[q] = unk[(size_t)i * nw + q] & ~taken[(size_t)i * nw + q];
+                got |= mm[q];
+            }
+            if (!got) continue;
+            rows[nout_] = i;
+            memcpy(masks + (size_t)nout_ * nw, mm, (size_t)nw * sizeof(u64));
+            nout_++;
+        }
+    PyMem_Free(unk);
+    *nout = nout_;
+    return 0;
+fail:
+    PyMem_Free(unk);
+    return -1;
+}
+
+PyDoc_STRVAR(frontier_doc,
+"frontier(state, ref, recent) -> list[(row, cell mask)]\n\n"
+"The rows and cell masks a probe sequence at `state` probes, in order (what probe_seq walks):\n"
+"neighbours of the cells changed since `recent`, then of those changed since `ref` (unless\n"
+"`recent` is `ref`), then undecided cells with two or more decided neighbours, edges counting\n"
+"as decided; when none, every undecided cell.");
+
+static PyObject *Core_frontier(Core *c, PyObject *args)
+{
+    PyObject *state, *ref, *recent, *out = NULL;
+    if (!PyArg_ParseTuple(args, "O!OO", &PyList_Type, &state, &ref, &recent)) return NULL;
+    int C = c->C, h = c->h, nwr = h ? c->specs[0].nw : 1, nf = 0;
+    if (PyList_GET_SIZE(state) != (Py_ssize_t)c->nlines * C) {
+        PyErr_SetString(PyExc_ValueError, "state has the wrong length");
+        return NULL;
+    }
+    u64 *srow = PyMem_Calloc((size_t)h * C * nwr + 1, sizeof(u64));
+    int *rows = PyMem_Calloc(3 * (size_t)h + 1, sizeof(int));
+    u64 *masks = PyMem_Calloc((3 * (size_t)h + 1) * nwr, sizeof(u64));
+    if (!srow || !rows || !masks) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < (Py_ssize_t)h * C; k++)
+        if (int_to_words(PyList_GET_ITEM(state, k), srow + (size_t)k * nwr, nwr) < 0) goto done;
+    if (core_frontier(c, srow, ref, recent, nwr, rows, masks, &nf) < 0) goto done;
+    out = PyList_New(nf);
+    for (int f = 0; out && f < nf; f++) {
+        PyObject *mo = words_to_int(masks + (size_t)f * nwr, nwr);
+        PyObject *t = mo ? Py_BuildValue("(iN)", rows[f], mo) : NULL;
+        if (!t) { Py_CLEAR(out); break; }
+        PyList_SET_ITEM(out, f, t);
+    }
+done:
+    PyMem_Free(srow);
+    PyMem_Free(rows);
+    PyMem_Free(masks);
+    return out;
+}
+
 PyDoc_STRVAR(probe_seq_doc,
-"probe_seq(state, deps, bits, memo, B, seq, done, clock, cache_size, (frontier, tick))\n"
+"probe_seq(state, deps, bits, memo, B, seq, done, clock, cache_size, (ref, recent, tick))\n"
 "    -> (narrowed, payload, probes, reused)\n\n"
-"One probe sequence (see search._Search.probe): the cells of `frontier` (an iterable of (row,\n"
-"cell mask)) probed colour by colour, skipping a colour an earlier probe of the sequence\n"
+"One probe sequence (see search._Search.probe): the frontier's cells (neighbours of the cells\n"
+"changed since the state `recent`, then since `ref`, then undecided cells with two or more\n"
+"decided neighbours, edges counting as decided) probed colour by colour, skipping a colour an\n"
+"earlier probe of the sequence\n"
 "implied; `tick()` (or None) is called before every probe. narrowed False: payload is the\n"
 "best probe (i, j, ci, child, cdeps, left) or None; True: payload is (i, j, ci, child or None)\n"
 "of the first probe that contradicted (None) or completed the grid.");
@@ -1516,9 +1828,9 @@ PyDoc_STRVAR(probe_seq_doc,
 static PyObject *Core_probe_seq(Core *c, PyObject *args)
 {
     ProbeCtx x;
-    PyObject *extra, *frontier, *tick;
+    PyObject *extra, *ref, *recent, *tick;
     if (probe_ctx(args, &x, &extra, "O!OLOOOLOnO") < 0) return NULL;
-    if (!PyArg_ParseTuple(extra, "OO", &frontier, &tick)) return NULL;
+    if (!PyArg_ParseTuple(extra, "OOO", &ref, &recent, &tick)) return NULL;
     int C = c->C, h = c->h;
     if (PyList_GET_SIZE(x.state) != (Py_ssize_t)c->nlines * C) {
         PyErr_SetString(PyExc_ValueError, "state has the wrong length");
@@ -1529,20 +1841,20 @@ static PyObject *Core_probe_seq(Core *c, PyObject *args)
     u64 *srow = PyMem_Calloc(rw ? rw : 1, sizeof(u64)), *pad = NULL, *tried = NULL;
     u64 *m = PyMem_Calloc(2 * (size_t)nwr, sizeof(u64)), *w = m ? m + nwr : NULL;
     size_t ntried = 0, tcap = 0;
-    PyObject *best = NULL, *it = NULL, *item = NULL, *result = NULL;
+    PyObject *best = NULL, *result = NULL;
     long long best_left = (long long)1 << 62;
-    if (!srow || !m) { PyMem_Free(srow); PyMem_Free(m); return PyErr_NoMemory(); }
+    int *frows = PyMem_Calloc(3 * (size_t)h + 1, sizeof(int)), nfront = 0;
+    u64 *fmasks = PyMem_Calloc((3 * (size_t)h + 1) * nwr, sizeof(u64));
+    if (!srow || !m || !frows || !fmasks) {
+        PyMem_Free(srow); PyMem_Free(m); PyMem_Free(frows); PyMem_Free(fmasks);
+        return PyErr_NoMemory();
+    }
     for (Py_ssize_t k = 0; k < (Py_ssize_t)h * C; k++)
         if (int_to_words(PyList_GET_ITEM(x.state, k), srow + (size_t)k * nwr, nwr) < 0) goto done;
-    it = PyObject_GetIter(frontier);
-    if (!it) goto done;
-    while ((item = PyIter_Next(it))) {
-        int i;
-        PyObject *mo;
-        if (!PyArg_ParseTuple(item, "iO", &i, &mo)) goto done;
-        if (i < 0 || i >= h) { PyErr_SetString(PyExc_IndexError, "row out of range"); goto done; }
-        if (int_to_words(mo, m, nwr) < 0) goto done;
-        Py_CLEAR(item);
+    if (core_frontier(c, srow, ref, recent, nwr, frows, fmasks, &nfront) < 0) goto done;
+    for (int f = 0; f < nfront; f++) {
+        int i = frows[f];
+        memcpy(m, fmasks + (size_t)f * nwr, (size_t)nwr * sizeof(u64));
         for (int wd = 0; wd < nwr; wd++) {
             while (m[wd]) {
                 int j = wd * 64 + CTZ(m[wd]);
@@ -1626,9 +1938,9 @@ static PyObject *Core_probe_seq(Core *c, PyObject *args)
     if (PyErr_Occurred()) goto done;
     result = Py_BuildValue("(OOLL)", Py_False, best ? best : Py_None, x.probes, x.reused);
 done:
-    Py_XDECREF(item);
-    Py_XDECREF(it);
     Py_XDECREF(best);
+    PyMem_Free(frows);
+    PyMem_Free(fmasks);
     PyMem_Free(srow);
     PyMem_Free(m);
     PyMem_Free(pad);
@@ -1661,6 +1973,8 @@ static PyMethodDef Core_methods[] = {
     {"try_probe", (PyCFunction)Core_try_probe, METH_VARARGS, try_probe_doc},
     {"probe_seq", (PyCFunction)Core_probe_seq, METH_VARARGS, probe_seq_doc},
     {"domains", (PyCFunction)Core_domains, METH_VARARGS, domains_doc},
+    {"shares", (PyCFunction)Core_shares, METH_VARARGS, shares_doc},
+    {"frontier", (PyCFunction)Core_frontier, METH_VARARGS, frontier_doc},
     {NULL}
 };
 

@@ -63,7 +63,6 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
-from operator import and_, or_, xor
 
 from ..clock import Deadline, OutOfTime
 from ..puzzle import Grid, Puzzle
@@ -140,7 +139,6 @@ class _Search:
         self.failed = self.sequences = self.guesses = self.nsprints = 0
         self.reused = self.jumps = 0
         self.done = eng.h * eng.w  # colour bits left in a fully decided grid
-        self.full_row = (1 << eng.w) - 1
         # per line: (slack + 1) * (blocks + 1) - length - 2 (Simpson's score before solved cells)
         self.simpson = [(n - sum(lens) - max(len(lens) - 1, 0) + 1) * (len(lens) + 1) - n - 2
                         for n, lens, _, _ in eng.specs]
@@ -306,60 +304,6 @@ class _Search:
             self._plod_clock = PLOD_LENGTH
 
     # -- probing -----------------------------------------------------------------------------
-    def frontier(self, state: State, ref: State, recent: State):
-        """Rows and cell masks to probe, in order (a generator: a sequence usually ends early):
-        neighbours of the cells changed since ``recent``, then of those changed since ``ref``,
-        then undecided cells with two or more decided neighbours (edges count as decided)."""
-        eng = self.eng
-        C, h, w = eng.C, eng.h, eng.w
-        full = self.full_row
-        if C == 2:
-            unk = list(map(and_, state[0:2 * h:2], state[1:2 * h:2]))
-        else:
-            unk = [eng.unknown_mask(state, i) for i in range(h)]
-        taken = [0] * h
-        any_out = False
-        for since in ((recent, ref) if recent is not ref else (ref,)):
-            if C == 2:
-                ch = list(map(or_, map(xor, since[0:2 * h:2], state[0:2 * h:2]),
-                              map(xor, since[1:2 * h:2], state[1:2 * h:2])))
-            else:
-                ch = []
-                for i in range(h):
-                    d = 0
-                    for k in range(i * C, i * C + C):
-                        d |= since[k] ^ state[k]
-                    ch.append(d)
-            prev = 0  # the changes of the row above
-            for i in range(h):
-                c = ch[i]
-                m = (c << 1) | (c >> 1) | prev | (ch[i + 1] if i + 1 < h else 0)
-                prev = c
-                if m:
-                    m &= unk[i] & ~taken[i]
-                    if m:
-                        taken[i] |= m
-                        any_out = True
-                        yield i, m
-        top = 1 << (w - 1)
-        for i in range(h):
-            u = unk[i] & ~taken[i]
-            if not u:
-                continue
-            dec = full & ~unk[i]
-            left = ((dec << 1) | 1) & full
-            right = (dec >> 1) | top
-            up = (full & ~unk[i - 1]) if i else full
-            down = (full & ~unk[i + 1]) if i + 1 < h else full
-            m = ((left & right) | ((left | right) & (up | down)) | (up & down)) & u
-            if m:
-                any_out = True
-                yield i, m
-        if not any_out:  # cannot happen while cells are open (the top-left open cell qualifies)
-            for i in range(h):
-                if unk[i] & ~taken[i]:
-                    yield i, unk[i] & ~taken[i]
-
     def probe(self, state: State, deps: list[int] | None, bits: int, ref: State, recent: State,
               memo: dict, B: int):
         """One probe sequence at a node. Returns None (the node is dead; with ``deps``,
@@ -377,14 +321,16 @@ class _Search:
         C = eng.C
         self.sequences += 1
         seq = self.sequences
-        # compiled (Core.probe_seq): the frontier's cells, colour by colour, each skipped when an
+        # compiled (Core.probe_seq): the frontier's cells (neighbours of the cells changed since
+        # ``recent``, then since ``ref``, then undecided cells with two or more decided
+        # neighbours, edges counting as decided), colour by colour, each skipped when an
         # earlier probe of the sequence implied the colour (C == 2: the AND of the probes'
         # states has the other colour cleared there; more colours: some probe's state leaves
         # only this colour); the first probe that contradicts or completes the grid ends it
         tick = self.tick if self.end is not None else None
         narrowed, got, probes, reused = eng._core.probe_seq(
             state, deps, bits, memo, B, seq, self.done, eng.deadline, _engine.CACHE_SIZE,
-            (self.frontier(state, ref, recent), tick))
+            (ref, recent, tick))
         self.probes += probes
         self.reused += reused
         eng.removed = eng._core.removed
@@ -605,12 +551,16 @@ class _Search:
         if got is None:
             if len(self._prob_cache) > 200_000:
                 self._prob_cache.clear()
-            got = self._prob_cache[key] = placement_shares(eng.specs[line], masks)
+            got = eng._core.shares(line, masks)  # compiled: exact counts in 128 bits
+            if got is None:  # a line of more than 127 cells: Python's integers
+                got = placement_shares(eng.specs[line], masks)
+            self._prob_cache[key] = got
         return got
 
 
 def placement_shares(spec, masks) -> list[list[float]]:
-    """Seed 004's probabilities for one line: per colour index and cell, the share of the valid
+    """Seed 004's probabilities for one line (lines of more than 127 cells; shorter ones are
+    counted by the compiled ``Core.shares``, which the tests check against this): per colour index and cell, the share of the valid
     placements (blocks in order on cells that allow their colour, every other cell on one that
     allows the background) that paint the cell that colour. The counts are exact: prefix and
     suffix counts of placements per block and start, turned into shares at the end."""
