@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <math.h>
+#include <time.h>
 
 typedef uint64_t u64;
 
@@ -1814,14 +1815,24 @@ done:
     return out;
 }
 
+/* a monotonic clock in seconds (the caller gives time left, not a time point: the epochs of
+ * Python's perf_counter and of this clock need not agree) */
+static double monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 PyDoc_STRVAR(probe_seq_doc,
-"probe_seq(state, deps, bits, memo, B, seq, done, clock, cache_size, (ref, recent, tick))\n"
+"probe_seq(state, deps, bits, memo, B, seq, done, clock, cache_size, (ref, recent, tick, left))\n"
 "    -> (narrowed, payload, probes, reused)\n\n"
 "One probe sequence (see search._Search.probe): the frontier's cells (neighbours of the cells\n"
 "changed since the state `recent`, then since `ref`, then undecided cells with two or more\n"
 "decided neighbours, edges counting as decided) probed colour by colour, skipping a colour an\n"
 "earlier probe of the sequence\n"
-"implied; `tick()` (or None) is called before every probe. narrowed False: payload is the\n"
+"implied; before every probe, `tick()` (or None) is called once `left` seconds have passed\n"
+"since the call began (it raises the caller's out-of-time error). narrowed False: payload is the\n"
 "best probe (i, j, ci, child, cdeps, left) or None; True: payload is (i, j, ci, child or None)\n"
 "of the first probe that contradicted (None) or completed the grid.");
 
@@ -1829,8 +1840,10 @@ static PyObject *Core_probe_seq(Core *c, PyObject *args)
 {
     ProbeCtx x;
     PyObject *extra, *ref, *recent, *tick;
+    double left;
     if (probe_ctx(args, &x, &extra, "O!OLOOOLOnO") < 0) return NULL;
-    if (!PyArg_ParseTuple(extra, "OOO", &ref, &recent, &tick)) return NULL;
+    if (!PyArg_ParseTuple(extra, "OOOd", &ref, &recent, &tick, &left)) return NULL;
+    const double end = monotonic_s() + left;
     int C = c->C, h = c->h;
     if (PyList_GET_SIZE(x.state) != (Py_ssize_t)c->nlines * C) {
         PyErr_SetString(PyExc_ValueError, "state has the wrong length");
@@ -1875,7 +1888,7 @@ static PyObject *Core_probe_seq(Core *c, PyObject *args)
                         }
                         if (implied) continue;
                     }
-                    if (tick != Py_None) {
+                    if (tick != Py_None && monotonic_s() > end) {
                         PyObject *r = PyObject_CallNoArgs(tick);
                         if (!r) goto done;
                         Py_DECREF(r);

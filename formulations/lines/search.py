@@ -330,7 +330,7 @@ class _Search:
         tick = self.tick if self.end is not None else None
         narrowed, got, probes, reused = eng._core.probe_seq(
             state, deps, bits, memo, B, seq, self.done, eng.deadline, _engine.CACHE_SIZE,
-            (ref, recent, tick))
+            (ref, recent, tick, self.end - time.perf_counter() if tick is not None else 0.0))
         self.probes += probes
         self.reused += reused
         eng.removed = eng._core.removed
