@@ -74,6 +74,7 @@ from formulations.optimal import (  # noqa: E402
     optimal_tts,
     percentile_interval,
     quantile,
+    resampled_tts,
 )
 from formulations.stats import repeats_for  # noqa: E402
 
@@ -537,13 +538,7 @@ def _replicate_minima(data: LadderData, idx: np.ndarray, rng: np.random.Generato
                       q: float) -> np.ndarray:
     """Per bootstrap replicate (rows of ``idx``: resampled instances): the q-quantile's
     minimum over lengths after resampling each instance's successes binomially."""
-    R = data.reads[idx]
-    p = np.where(data.reads > 0, data.successes / np.maximum(data.reads, 1), 0.0)[idx]
-    S = rng.binomial(R, p)
-    with np.errstate(invalid="ignore"):
-        t = np.asarray(data.t_read)[idx] * repeats_for(S / np.maximum(R, 1))
-    t = np.where((R > 0) & np.isfinite(t), t, np.inf)
-    return quantile(t, q, axis=1).min(axis=1)
+    return quantile(resampled_tts(data, idx, rng), q, axis=1).min(axis=1)
 
 
 def paired_ratio(base: LadderData, other: LadderData, q: float, *, resamples: int = RESAMPLES,

@@ -128,6 +128,18 @@ def percentile_interval(values: np.ndarray, confidence: float = CONFIDENCE) -> t
     return float(lo), float(hi)
 
 
+def resampled_tts(data: "LadderData", idx: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The bootstrap's second level: per replicate (rows of ``idx``, resampled instances),
+    instance and length, TTS99 after drawing each instance's successes binomially from its
+    reads (inf where no read was made or none succeeded)."""
+    R = data.reads[idx]
+    p = np.where(data.reads > 0, data.successes / np.maximum(data.reads, 1), 0.0)[idx]
+    S = rng.binomial(R, p)
+    with np.errstate(invalid="ignore"):
+        t = np.asarray(data.t_read)[idx] * repeats_for(S / np.maximum(R, 1))
+    return np.where((R > 0) & np.isfinite(t), t, np.inf)
+
+
 def optimal_tts(data: LadderData, quantiles: Sequence[float] = QUANTILES, *,
                 resamples: int = RESAMPLES, confidence: float = CONFIDENCE, seed: int = 0,
                 t_spread: float = 0.0) -> list[QuantileOptimum]:
@@ -141,12 +153,7 @@ def optimal_tts(data: LadderData, quantiles: Sequence[float] = QUANTILES, *,
                 for q in quantiles]
     rng = np.random.default_rng(seed)
     idx = rng.integers(n_inst, size=(resamples, n_inst))
-    R = data.reads[idx]
-    p = np.where(data.reads > 0, data.successes / np.maximum(data.reads, 1), 0.0)[idx]
-    S_b = rng.binomial(R, p)
-    with np.errstate(invalid="ignore"):
-        tts_b = np.asarray(data.t_read)[idx] * repeats_for(S_b / np.maximum(R, 1))
-    tts_b = np.where((R > 0) & np.isfinite(tts_b), tts_b, np.inf)
+    tts_b = resampled_tts(data, idx, rng)
     out = []
     for q in quantiles:
         per_len = quantile(tts, q, axis=0)

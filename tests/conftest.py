@@ -32,3 +32,17 @@ def assert_rejected(path: Path, line: int | None, fragment: str) -> None:
     prefix = f"{path}:{line}: " if line is not None else f"{path}: "
     assert msg.startswith(prefix), msg
     assert fragment in msg, msg
+
+
+def load_bench(name: str, alias: str | None = None):
+    """A script of ``bench/`` as a module (registered in sys.modules first: its dataclasses look
+    their module up), loaded once per process."""
+    import importlib.util
+    import sys
+    alias = alias or name
+    if alias not in sys.modules:
+        path = Path(__file__).resolve().parents[1] / "bench" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(alias, path)
+        sys.modules[alias] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[alias])
+    return sys.modules[alias]

@@ -3,7 +3,6 @@ run resumes without measuring a task twice, settings tuned on training puzzles a
 test phase measures, and the paired ratio's interval behaves."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import os
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import load_bench
 
 pytest.importorskip("dwave.samplers")
 
@@ -30,11 +30,7 @@ TINY = ["--encodings", "order,onehot", "--samplers", "sa", "--scales", "1,2",
 
 @pytest.fixture(scope="module")
 def enc():
-    spec = importlib.util.spec_from_file_location("encodings_tts", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("encodings_tts", mod)  # its dataclasses look their module up
-    spec.loader.exec_module(sys.modules["encodings_tts"])
-    return sys.modules["encodings_tts"]
+    return load_bench("encodings_tts", "encodings_tts")
 
 
 def _tiny_puzzles(tmp_path: Path) -> Path:

@@ -4,13 +4,12 @@ solution is it, the generator reproduces them from their seeds, and the release 
 through its own source and lists them in bench/release_puzzles.txt."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import load_bench
 
 from backends import available_backends
 from formulations.generate import (Generated, make_unique, random_grid, unique_puzzle,
@@ -27,11 +26,7 @@ SIZES = {"35x35": 20, "40x40": 20}
 
 @pytest.fixture(scope="module")
 def release():
-    spec = importlib.util.spec_from_file_location("release_bench", ROOT / "bench" / "release.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("release_bench", mod)
-    spec.loader.exec_module(sys.modules["release_bench"])
-    return sys.modules["release_bench"]
+    return load_bench("release", "release_bench")
 
 
 @pytest.fixture(scope="module")

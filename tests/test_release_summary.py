@@ -3,13 +3,12 @@ its interval and whether it is interior; the fits; the figures below the solved 
 on synthetic records with a known optimum and a known exponential growth."""
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import load_bench
 
 ROOT = Path(__file__).resolve().parents[1]
 LADDER = [50, 71, 100, 141, 200, 283, 400, 566, 800]
@@ -18,11 +17,7 @@ RATE = 0.004   # TTS99 grows as exp(RATE * cells)
 
 @pytest.fixture(scope="module")
 def release():
-    spec = importlib.util.spec_from_file_location("release_bench", ROOT / "bench" / "release.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("release_bench", mod)
-    spec.loader.exec_module(sys.modules["release_bench"])
-    return sys.modules["release_bench"]
+    return load_bench("release", "release_bench")
 
 
 def records(rng: np.random.Generator) -> list[dict]:
