@@ -116,3 +116,34 @@ def test_variants_extend_the_key_only_when_set_and_survive_a_round_trip():
     assert task_from_dict({**t.__dict__, "beta_range": [0.5, 5.0],
                            "params": {"gamma": 0.5}}).key == t.key
     assert Task("s", "p", "x", "sa", 0, 0, beta_range="sampler").key == "p|sa|0|0|beta=sampler"
+
+
+def test_a_study_stopped_by_sigterm_takes_its_workers_with_it(tmp_path):
+    # `kill PID` on a run (not its process group) must not leave its worker processes running
+    psutil = pytest.importorskip("psutil")
+    argv = [sys.executable, str(BENCH / "anneal_tts.py"), "sweeps", "--sweeps",
+            "100,200,300,400,500,600", "--reads", "100000", "--budget", "5", "--quiet",
+            "--workers", "2", "--out", str(tmp_path)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(argv, cwd=ROOT, env=env, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        me = psutil.Process(proc.pid)
+        deadline = time.monotonic() + 120
+        workers = []
+        while time.monotonic() < deadline and proc.poll() is None:
+            workers = [c for c in me.children(recursive=True)
+                       if "spawn_main" in " ".join(c.cmdline())]
+            if len(workers) >= 2:
+                break
+            time.sleep(0.2)
+        assert len(workers) >= 2, "the run never started its two workers"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) != 0
+        gone, alive = psutil.wait_procs(workers, timeout=10)
+        assert not alive, f"workers left running after SIGTERM: {[p.pid for p in alive]}"
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass

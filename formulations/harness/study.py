@@ -616,6 +616,7 @@ def run_tasks(plan: Callable[[dict[str, dict]], Sequence[Task]], out: RecordFile
         except ImportError:
             bar = None
     counted: set[str] = set()
+    restore = _exit_on_sigterm()
     try:
         while True:
             running = {t.key for t in ex.pending.values()}
@@ -644,7 +645,23 @@ def run_tasks(plan: Callable[[dict[str, dict]], Sequence[Task]], out: RecordFile
         if bar is not None:
             bar.close()
         ex.close()
+        restore()
     return records
+
+
+def _exit_on_sigterm() -> Callable[[], None]:
+    """SIGTERM (``kill``, a batch system's stop) leaves like Ctrl-C: through ``finally``, so that
+    the worker processes are killed with the run instead of left running. Returns the undo."""
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def leave(signum, frame):
+        raise SystemExit(128 + signum)
+
+    old = signal.signal(signal.SIGTERM, leave)
+    return lambda: signal.signal(signal.SIGTERM, old)
 
 
 def pooled(records: Iterable[dict]) -> list[dict]:
