@@ -572,7 +572,9 @@ def plot(summary: dict, quantiles: Sequence[str] = ("0.5", "0.75", "0.9")):
     from formulations.show.plots import figure
 
     fig = figure(4.2 * len(quantiles), 4.2)
-    axes = fig.subplots(1, len(quantiles), sharey=True)
+    import numpy as np
+
+    axes = np.atleast_1d(fig.subplots(1, len(quantiles), sharey=True))  # one quantile: one Axes
     for ax, q in zip(axes, quantiles):
         for k, (name, d) in enumerate(sorted(summary["samplers"].items())):
             xs, ys, lo, hi, inner = [], [], [], [], []

@@ -98,3 +98,15 @@ def test_exact_baselines_give_time_quantiles_and_fits(release):
     assert s["sizes"]["20x20"]["uniqueness"]["0.5"]["solved"] == 19
     fit = s["fits"]["first_grid"]["0.5"]["poly_cells"]
     assert fit["low"] <= 1.0 <= fit["high"]     # time grows as cells^1 here
+
+
+@pytest.mark.parametrize("quantiles", [("0.5",), ("0.5", "0.75", "0.9")])
+def test_the_scaling_plot_has_one_panel_per_quantile(release, quantiles):
+    pytest.importorskip("matplotlib")
+    import json
+    path = ROOT / "bench" / "results" / "release" / "summary.json"
+    if not path.is_file():
+        pytest.skip("no release summary in this checkout")
+    fig = release.plot(json.loads(path.read_text()), quantiles=quantiles)
+    assert len(fig.axes) == len(quantiles)
+    assert all(ax.lines for ax in fig.axes)  # every panel draws the samplers' curves

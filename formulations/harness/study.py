@@ -710,6 +710,9 @@ def pool_points(records: Iterable[dict], by: Callable[[dict], Any] = lambda r: r
 
 
 def task_from_dict(d: dict) -> Task:
+    """A Task from its fields as a dict (``Task.__dict__``, JSON-decoded: lists back to tuples).
+    Not the inverse of a record: a record keeps the weights the penalty used (defaults filled
+    in), which as a Task would name explicit weights and so another key."""
     kw = {k: d[k] for k in Task.__dataclass_fields__ if k in d}
     if isinstance(kw.get("weights"), dict):
         kw["weights"] = tuple(sorted(kw["weights"].items()))
