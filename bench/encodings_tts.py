@@ -658,7 +658,7 @@ def cmd_run(args) -> None:
     out = Path(args.out)
     run_tasks(planner, RecordFile(out / "records.jsonl.gz"), workers=args.workers,
               scheduler=args.scheduler, progress=not args.quiet, cost=planner.cost,
-              log=lambda s: print(s, file=sys.stderr))
+              log=lambda s: print(s, file=sys.stderr), desc="encodings")
     cmd_tuned(args)
 
 

@@ -473,7 +473,7 @@ def cmd_run(args) -> None:
                       reads=args.reads, budget=args.budget)
     run_tasks(planner, RecordFile(out / "records.jsonl.gz"), workers=args.workers,
               scheduler=args.scheduler, progress=not args.quiet, cost=planner.cost,
-              log=lambda s: print(s, file=sys.stderr))
+              log=lambda s: print(s, file=sys.stderr), desc="release")
     cmd_summary(args)
 
 

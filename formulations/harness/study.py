@@ -594,7 +594,7 @@ def estimate_cost(task: Task, variables: int, interactions: int) -> float:
 def run_tasks(plan: Callable[[dict[str, dict]], Sequence[Task]], out: RecordFile, *,
               workers: int = 1, scheduler: Any = None, progress: bool = True,
               cost: Callable[[Task], float] | None = None,
-              log: Callable[[str], None] = print, desc: str = "release") -> dict[str, dict]:
+              log: Callable[[str], None] = print, desc: str = "study") -> dict[str, dict]:
     """Run what ``plan(records_by_key)`` asks for, record by record, until it asks for nothing
     new: ``plan`` is called again whenever no task is running or waiting, and as records
     arrive, so it can extend ladders as the data come in. Returns every record by key."""
