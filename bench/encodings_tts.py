@@ -556,7 +556,7 @@ def paired_ratio(base: LadderData, other: LadderData, q: float, *, resamples: in
     idx = rng.integers(n, size=(resamples, n))
     rb, ro = _replicate_minima(base, idx, rng, q), _replicate_minima(other, idx, rng, q)
     with np.errstate(invalid="ignore", divide="ignore"):
-        r = ro / rb
+        r = np.where(np.isinf(rb), np.nan, ro / rb)  # finite / inf is 0.0, not undefined
     lo, _ = percentile_interval(np.where(np.isnan(r), 0.0, r), confidence)
     _, hi = percentile_interval(np.where(np.isnan(r), np.inf, r), confidence)
     point = po / pb if math.isfinite(pb) and pb > 0 else math.nan

@@ -159,3 +159,13 @@ def test_a_worse_encoding_has_a_ratio_above_one_and_an_unsolved_one_no_upper_end
     assert math.isinf(r["ratio"]) and math.isinf(r["high"]) and math.isinf(r["low"])
     with pytest.raises(ValueError):
         enc.paired_ratio(base, _ladder([[1, 1, 1]] * 3), 0.5)
+
+
+def test_replicates_where_the_base_never_solves_leave_the_ratio_unbounded_above(enc):
+    # the base solves one of three puzzles never: at q = 0.9 most replicates have the base at
+    # inf; other / inf is undefined (not 0), so the upper end is inf and those count as undefined
+    base = _ladder([[40, 60, 50], [30, 50, 40], [0, 0, 0]])
+    other = _ladder([[4, 6, 5], [3, 5, 4], [1, 2, 1]])
+    r = enc.paired_ratio(base, other, 0.9, resamples=2000)
+    assert math.isinf(r["high"])
+    assert r["undefined_replicates"] > 1000

@@ -177,3 +177,14 @@ def test_the_cpu_clock_counts_a_finished_worker_process():
     assert child.exitcode == 0
     assert cpu_seconds() - c0 >= 0.3  # the child's own 0.3 s of CPU at least
     assert time.process_time() - p0 < cpu_seconds() - c0  # which process_time alone misses
+
+
+def test_a_timed_out_seed_does_not_switch_a_puzzle_to_wall_time():
+    # incomplete backends without reads: one trial per seed, timed by its CPU; a timeout row
+    # carries no CPU and must not make the other seeds of its puzzle fall back to wall time
+    from formulations.harness.records import puzzle_trials
+    solved = {"status": "solved", "verified": True, "solve_cpu_s": 1.0, "time_s": 10.0,
+              "reads": None}
+    timeout = {"status": "timeout", "verified": False, "time_s": 60.0, "reads": None}
+    wins, n, t, times = puzzle_trials([solved, timeout])
+    assert (wins, n, t, times) == (1, 2, 1.0, [1.0])

@@ -452,7 +452,8 @@ def puzzle_trials(prs: Sequence[Mapping[str, Any]]) -> tuple[int, int, float, li
                      if r.get("time_s") is not None]
         t = sum(t * w for t, w in known) / sum(w for _, w in known) if known else math.inf
         return k, n, t, [t for t, _ in known]
-    cpu = all(r.get("solve_cpu_s") is not None for r in prs)
+    cpu = all(r.get("solve_cpu_s") is not None for r in prs  # an error or timeout row has no
+              if r["status"] not in ("error", "timeout"))  # CPU: it must not switch clocks
     times = [r["solve_cpu_s"] if cpu else r["time_s"] for r in prs
              if (r.get("solve_cpu_s") if cpu else r.get("time_s")) is not None]
     wins = sum(1 for r in prs if r["verified"])
