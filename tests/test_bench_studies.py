@@ -147,3 +147,12 @@ def test_a_study_stopped_by_sigterm_takes_its_workers_with_it(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def test_a_budget_run_applies_its_beta_range_or_refuses_it():
+    from formulations.harness.study import measure_budget
+    cat = str(ROOT / "puzzles" / "cat15.txt")
+    r = measure_budget(Task("t", "cat15", cat, "sa", 0, 0, time_limit=10.0, beta_range=(0.5, 5.0)))
+    assert r["status"] == "solved" and r["successes"] == 1
+    with pytest.raises(ValueError, match="no beta range"):
+        measure_budget(Task("t", "cat15", cat, "cpsat", 0, 0, time_limit=5.0, beta_range=(1, 10)))

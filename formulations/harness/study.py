@@ -375,6 +375,10 @@ def measure_budget(task: Task) -> dict[str, Any]:
     opts, _ = route(backend, list(task.params or ()), switches=False)
     if task.weights:
         opts["weights"] = dict(task.weights)
+    if task.beta_range is not None and task.beta_range != "sampler":
+        if "beta_range" not in backend.options:
+            raise ValueError(f"backend {task.sampler!r} takes no beta range")
+        opts["beta_range"] = tuple(task.beta_range)
     if "until_solved" in backend.options:
         opts.setdefault("until_solved", True)
     c, w = cpu_seconds(), time.perf_counter()  # a backend's worker process counts too
