@@ -53,6 +53,7 @@ for _p in (ROOT, ROOT / "bench"):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
+from formulations.harness.records import format_value  # noqa: E402
 from formulations.harness.study import (  # noqa: E402
     RecordFile,
     Task,
@@ -613,13 +614,7 @@ def success_curves(planner: Planner, records: dict[str, dict]) -> list[dict]:
 
 
 def fmt(v: Any, digits: int = 3) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, float):
-        if math.isinf(v):
-            return "inf"
-        return f"{v:.{digits}g}"
-    return str(v)
+    return format_value(v, digits)
 
 
 def interval(v: Any, lo: Any, hi: Any) -> str:

@@ -471,22 +471,23 @@ def _t_read(r: Mapping[str, Any]) -> float | None:
     return t99 if p >= 0.99 else t99 * math.log1p(-p) / math.log(0.01)
 
 
+def format_value(v: Any, digits: int = 4) -> str:
+    """A table cell: ``-`` for None, ``inf``, floats to ``digits`` significant digits."""
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        if math.isinf(v):
+            return "inf"
+        return f"{v:.{digits}g}"
+    return str(v)
+
+
 def format_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None) -> str:
     """Plain-text table with aligned columns."""
     if not rows:
         return "(no rows)"
     cols = list(columns or rows[0].keys())
-
-    def cell(v: Any) -> str:
-        if v is None:
-            return "-"
-        if isinstance(v, float):
-            if math.isinf(v):
-                return "inf"
-            return f"{v:.4g}"
-        return str(v)
-
-    body = [[cell(r.get(c)) for c in cols] for r in rows]
+    body = [[format_value(r.get(c)) for c in cols] for r in rows]
     widths = [max(len(c), *(len(b[i]) for b in body)) for i, c in enumerate(cols)]
     numeric = [all(isinstance(r.get(c), (int, float)) or r.get(c) is None for r in rows)
                for c in cols]
