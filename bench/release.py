@@ -10,6 +10,7 @@ sa, tabu, openjij-sa, openjij-sqa, pimc, rotor, pt and pa on janko puzzles and, 
     python bench/release.py compact             # rewrite the records as one gzip stream
     python bench/release.py estimate            # CPU hours of the whole release
     python bench/release.py plot                # scaling.png from summary.json
+    python bench/release.py table               # the release as markdown tables, from summary.json
 
 Records: ``bench/results/release/records.jsonl.gz``, one per (instance, sampler, length, seed)
 (:mod:`formulations.harness.study`); a killed run resumes from them. Per sampler and size the
@@ -609,6 +610,78 @@ def plot(summary: dict, quantiles: Sequence[str] = ("0.5", "0.75", "0.9")):
     return fig
 
 
+def _ms(v: float | None) -> str:
+    """A time in CPU milliseconds, three significant figures; None (unbounded) as inf."""
+    if v is None:
+        return "inf"
+    ms = 1000 * v
+    return f"{ms:.3g}" if ms < 1000 else f"{ms:,.0f}"
+
+
+def table(summary: dict, quantiles: Sequence[str] = ("0.5", "0.75", "0.9"),
+          min_instances: int = 1) -> str:
+    """The release as markdown, from summary.json alone (the closing note's and docs' table):
+    per sampler and size the TTS99 quantiles over instances at each quantile's optimal length
+    with the 95 % interval, the length and whether it is interior (``bound`` when the minimum
+    sits at a ladder edge: the optimal TTS99 is at most that, its length beyond); the exact
+    baselines' CPU to the first grid and to the uniqueness proof; the fitted exponents."""
+    lines = ["| solver | size | n | solved | " +
+             " | ".join(f"q={q}: TTS99 ms [95 %] (L*)" for q in quantiles) + " |",
+             "|---|---|---|---|" + "---|" * len(quantiles)]
+
+    def cell(o: dict) -> str:
+        if o["tts99_s"] is None:
+            low = "" if o["low_s"] is None else f" (>= {_ms(o['low_s'])})"
+            return "unsolved" + low
+        s = f"{_ms(o['tts99_s'])} [{_ms(o['low_s'])}, {_ms(o['high_s'])}]"
+        if o.get("optimal_length") is None:
+            return s
+        tag = "" if o["interior"] else ", bound"
+        return s + f" (L*={o['optimal_length']:,}{tag})"
+
+    exact_rows, fit_rows = [], []
+    for name, d in sorted(summary["samplers"].items(), key=lambda kv: (kv[0] in EXACT, kv[0])):
+        for z, e in d["sizes"].items():
+            figures = ([("first grid", e["first_grid"]), ("uniqueness", e["uniqueness"])]
+                       if name in EXACT else [(None, e["quantiles"])])
+            for fig, qs in figures:
+                first = qs[quantiles[0]]
+                if first["instances"] < min_instances:
+                    continue
+                label = f"{name} ({fig})" if fig else name
+                (exact_rows if fig else lines).append(
+                    f"| {label} | {z} | {first['instances']} | {first['solved']} | " +
+                    " | ".join(cell(qs[q]) for q in quantiles) + " |")
+        fits = d["fits"]
+        for fig in (("first_grid", "uniqueness") if name in EXACT else (None,)):
+            per_q = fits.get(fig, {}) if fig else fits
+            for q in quantiles:
+                f = per_q.get(q) or {}
+                exp, poly = f.get("exp_cells"), f.get("poly_cells")
+                if not exp:
+                    continue
+                label = f"{name} ({fig.replace('_', ' ')})" if fig else name
+
+                def iv(x: dict, digits: str) -> str:
+                    hi = "inf" if x["high"] is None else format(x["high"], digits)
+                    lo = "-inf" if x["low"] is None else format(x["low"], digits)
+                    return f"{format(x['exponent'], digits)} [{lo}, {hi}]"
+                fit_rows.append(f"| {label} | {q} | {f['sizes_used']} | {iv(exp, '.4f')} | "
+                                f"{iv(poly, '.2f') if poly else ''} |")
+    out = lines + exact_rows
+    if fit_rows:
+        out += ["", "| solver | q | sizes | exp: b per cell [95 %] | poly: b in cells^b [95 %] |",
+                "|---|---|---|---|---|"] + fit_rows
+    return "\n".join(out)
+
+
+def cmd_table(args) -> None:
+    path = Path(args.out) / "summary.json"
+    if not path.is_file():
+        sys.exit(f"{path}: missing; run `python bench/release.py summary` first")
+    print(table(json.loads(path.read_text())))
+
+
 def cmd_plot(args) -> None:
     from formulations.show.plots import save
 
@@ -628,7 +701,7 @@ def cmd_compact(args) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("command", choices=["select", "run", "summary", "status", "compact",
-                                        "estimate", "plot"])
+                                        "estimate", "plot", "table"])
     ap.add_argument("--sizes", default=",".join(SIZES))
     ap.add_argument("--per-size", type=int, default=PER_SIZE)
     ap.add_argument("--samplers", default=",".join(SAMPLERS))
@@ -646,7 +719,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     {"select": cmd_select, "run": cmd_run, "summary": cmd_summary, "status": cmd_status,
      "compact": cmd_compact, "estimate": cmd_estimate,
-     "plot": cmd_plot}[args.command](args)
+     "plot": cmd_plot, "table": cmd_table}[args.command](args)
     return 0
 
 

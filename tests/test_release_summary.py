@@ -110,3 +110,26 @@ def test_the_scaling_plot_has_one_panel_per_quantile(release, quantiles):
     fig = release.plot(json.loads(path.read_text()), quantiles=quantiles)
     assert len(fig.axes) == len(quantiles)
     assert all(ax.lines for ax in fig.axes)  # every panel draws the samplers' curves
+
+
+def test_the_table_labels_bounds_and_shows_intervals_fits_and_baselines(release):
+    rng = np.random.default_rng(5)
+    recs = [r for r in records(rng) if not (r.get("size") == "10x10" and r["length"] > 200)]
+    recs += [{"key": f"{i}_10|lines|0|0", "instance": f"{i}_10x10", "sampler": "lines",
+              "size": "10x10", "length": 0, "reads": 1, "successes": 1, "cpu_s": 1e-3,
+              "unique_cpu_s": 2e-3, "unique": True} for i in range(10)]
+    s = release.summarize(recs, resamples=100)
+    text = release.table(s)
+    rows = {tuple(c.strip() for c in line.split("|")[1:3]): line for line in text.splitlines()}
+    o10 = s["samplers"]["sa"]["sizes"]["10x10"]["quantiles"]["0.5"]
+    assert o10["interior"] is False                      # the 10x10 ladder stops at 200
+    assert "(L*=200, bound)" in rows[("sa", "10x10")]
+    o20 = s["samplers"]["sa"]["sizes"]["20x20"]["quantiles"]["0.5"]
+    assert o20["interior"] is True
+    ms = f"{1000 * o20['tts99_s']:.3g} [{1000 * o20['low_s']:.3g}, "
+    assert ms in rows[("sa", "20x20")] and "bound" not in rows[("sa", "20x20")]
+    assert rows[("sa", "20x20")].split("|")[3:5] == [" 30 ", " 29 "]   # n and solved
+    assert "| lines (uniqueness) | 10x10 | 10 | 10 | 2 [2, 2] |" in text
+    fit = s["samplers"]["sa"]["fits"]["0.5"]
+    assert fit["sizes_used"] == 2                         # the bound at 10x10 is not fitted
+    assert f"| sa | 0.5 | 2 | {fit['exp_cells']['exponent']:.4f} [" in text

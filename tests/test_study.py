@@ -103,6 +103,36 @@ def test_an_exact_baseline_is_timed_to_the_first_grid_and_to_uniqueness(backend)
     assert rec["cpu_s"] >= 0 and rec["unique_cpu_s"] >= 0 and rec["reads"] == 1
 
 
+@pytest.mark.parametrize("through", ["study", "harness"])
+def test_every_timed_line_solver_call_starts_with_no_remembered_lines(monkeypatch, through):
+    """The line solver's settled-line memo is process-wide: without clearing it the uniqueness
+    call reused the first call's lines (measured 2x faster than the first grid at 10x10) and a
+    puzzle was helped by whatever its worker had solved before. A spy (the real solve is run)
+    reads the memo's size as each timed call starts."""
+    import formulations.solving as solving
+    from formulations.harness.jobs import Job, PuzzleRef
+    from formulations.harness.runner import run_job
+    from formulations.lines.engine import cache_info
+
+    real, seen = solving.solve_puzzle, []
+
+    def spy(*args, **kwargs):
+        seen.append(cache_info()[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(solving, "solve_puzzle", spy)
+    real(read_puzzle(HOUSE), "lines")          # a worker that has solved a puzzle before
+    assert cache_info()[0] > 0
+    if through == "study":
+        rec = measure(Task("t", "house10", HOUSE, "lines", 0, 0, reads=1, cpu_budget_s=30))
+        assert rec["successes"] == 1 and rec["unique"] is True
+    else:
+        row = run_job(Job(PuzzleRef("house10", HOUSE, read_puzzle(HOUSE)), "lines", "{}", 0,
+                          30.0, None, use_x=None, encoding=None, unique=True))
+        assert row["status"] == "solved" and row["unique"] is True
+    assert seen == [0, 0]   # the first grid and the uniqueness proof, each from a clear memo
+
+
 def test_other_encodings_and_weights_get_their_own_records():
     t = Task("t", "house10", HOUSE, "sa", 200, 0, reads=10, encoding="onehot",
              weights=(("link", 2.0),))

@@ -29,6 +29,7 @@ def warm(backend: str) -> None:
 
 def run_job(job: Job) -> dict[str, Any]:
     """Run one job and return its row; never raises for a failing run."""
+    from ..lines import clear_cache as clear_line_cache
     from ..solving import solve_puzzle
 
     warm(job.backend)
@@ -43,12 +44,14 @@ def run_job(job: Job) -> dict[str, Any]:
         if job.sampler is not None:  # a sampler object, rebuilt here from its pickle
             from backends.sampler_object import loads
             backend = loads(job.sampler, job.backend)
+        clear_line_cache()  # no puzzle helped by the settled lines of the worker's earlier jobs
         res = solve_puzzle(job.ref.puzzle, backend, use_x=job.use_x, time_limit=job.time_limit,
                            seed=job.seed, **kwargs)
         rec = RunRecord.from_result(job, res, time.perf_counter() - t0)
         if job.unique and res.solved:
             # the uniqueness proof timed apart, as the release times its exact baselines: a
             # second call that finds a grid and proves it unique (or finds another)
+            clear_line_cache()  # the proof does not reuse the first call's settled lines
             proof = solve_puzzle(job.ref.puzzle, backend, use_x=job.use_x,
                                  time_limit=job.time_limit, seed=job.seed, unique=True, **kwargs)
             rec = replace(rec, unique=proof.unique, unique_cpu_s=proof.solve_cpu_s)

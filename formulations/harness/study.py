@@ -217,6 +217,7 @@ def measure_exact(task: Task) -> dict[str, Any]:
     in this worker, wall apart): the first grid (``unique=False``), then a second call that
     also proves the grid unique (or finds a second one). ``cpu_budget_s`` is each call's time
     limit. One trial: ``successes`` 1 when the first grid came back verified."""
+    from ..lines import clear_cache as clear_line_cache
     from ..solving import solve_puzzle
     from .runner import warm
 
@@ -224,6 +225,9 @@ def measure_exact(task: Task) -> dict[str, Any]:
     warm(task.sampler)
     out: dict[str, Any] = {}
     for tag, unique in (("", False), ("unique_", True)):
+        # each call starts with no settled lines remembered: otherwise the proof reuses the first
+        # call's lines and a puzzle is helped by whichever puzzles this worker ran before
+        clear_line_cache()
         c, w = cpu_seconds(), time.perf_counter()  # a backend's worker process counts too
         res = solve_puzzle(puzzle, task.sampler, unique=unique, time_limit=task.cpu_budget_s,
                            seed=task.seed)
@@ -366,6 +370,7 @@ def measure_budget(task: Task) -> dict[str, Any]:
     from backends import get_backend
 
     from ..options import route
+    from ..lines import clear_cache as clear_line_cache
     from ..solving import solve_puzzle
     from .runner import warm
 
