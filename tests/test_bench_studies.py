@@ -118,6 +118,18 @@ def test_variants_extend_the_key_only_when_set_and_survive_a_round_trip():
     assert Task("s", "p", "x", "sa", 0, 0, beta_range="sampler").key == "p|sa|0|0|beta=sampler"
 
 
+def test_values_that_differ_past_six_digits_get_different_keys():
+    # ``:g`` keeps six significant digits: these two beta ranges (and budgets) shared a key,
+    # so a study measured only one of them and reported it for both
+    a = Task("s", "p", "x", "sa", 100, 0, beta_range=(0.1234561, 5.0), time_limit=1.0000001)
+    b = Task("s", "p", "x", "sa", 100, 0, beta_range=(0.1234564, 5.0), time_limit=1.0000002)
+    assert a.key != b.key and "|t=1.0000001" in a.key
+    assert task_from_dict({**a.__dict__, "beta_range": list(a.beta_range)}).key == a.key
+    # values exact in six digits keep the keys of the committed records
+    assert Task("s", "p", "x", "sa", 100, 0, beta_range=(0.25, 8.0), time_limit=2.0).key == \
+        "p|sa|100|0|beta=0.25:8|t=2"
+
+
 def test_a_study_stopped_by_sigterm_takes_its_workers_with_it(tmp_path):
     # `kill PID` on a run (not its process group) must not leave its worker processes running
     psutil = pytest.importorskip("psutil")

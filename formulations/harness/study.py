@@ -50,6 +50,13 @@ TARGETS = (0, 1, 2, 4, 8, 16, 32, 64)  # energy above the ground state (0): read
 TABU_TIMEOUT_MS = 10 ** 7               # never reached: the updates bound the read
 
 
+def _num_key(v: float) -> str:
+    """A number in a record key: ``:g`` (what every committed key uses) where that is exact,
+    else the shortest repr, so that values differing past six digits get their own records."""
+    short = f"{v:g}"
+    return short if float(short) == float(v) else repr(float(v))
+
+
 @dataclass(frozen=True)
 class Task:
     """One record to measure. ``source`` loads the puzzle (``FILE::KEY``); the reads are drawn
@@ -84,16 +91,16 @@ class Task:
         if self.encoding != "order" or self.use_x:  # the release's keys stay as they were
             key += f"|{self.encoding}|x={int(self.use_x)}"
         if self.weights:
-            key += "|w=" + ",".join(f"{k}:{v:g}" for k, v in self.weights)
+            key += "|w=" + ",".join(f"{k}:{_num_key(v)}" for k, v in self.weights)
         if self.presolve:
             key += "|presolve"
         if self.beta_range is not None:
             key += "|beta=" + (self.beta_range if isinstance(self.beta_range, str)
-                               else ":".join(f"{b:g}" for b in self.beta_range))
+                               else ":".join(_num_key(b) for b in self.beta_range))
         if self.params:
             key += "|p=" + ",".join(f"{k}:{v}" for k, v in self.params)
         if self.time_limit is not None:
-            key += f"|t={self.time_limit:g}"
+            key += f"|t={_num_key(self.time_limit)}"
         return key
 
     @property
