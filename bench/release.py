@@ -679,7 +679,7 @@ def cmd_table(args) -> None:
     path = Path(args.out) / "summary.json"
     if not path.is_file():
         sys.exit(f"{path}: missing; run `python bench/release.py summary` first")
-    print(table(json.loads(path.read_text())))
+    print(table(json.loads(path.read_text()), min_instances=args.min_instances))
 
 
 def cmd_plot(args) -> None:
@@ -716,6 +716,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--limit", type=int, default=None,
                     help="only the first N puzzles of each size (a quick look, not the release)")
+    ap.add_argument("--min-instances", type=int, default=1,
+                    help="table: leave out sizes measured on fewer instances (partial groups)")
     args = ap.parse_args(argv)
     {"select": cmd_select, "run": cmd_run, "summary": cmd_summary, "status": cmd_status,
      "compact": cmd_compact, "estimate": cmd_estimate,
