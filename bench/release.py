@@ -328,7 +328,7 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES) -> dict[str, 
         per_size: dict[str, Any] = {}
         points: dict[float, list] = defaultdict(list)
         for z in sizes:
-            rs = groups[(sampler, z)]
+            rs, partial = complete_ends(groups[(sampler, z)])
             data = LadderData.from_records(rs)
             spread = time_spread(rs)
             optima = optimal_tts(data, QUANTILES, resamples=resamples, seed=0, t_spread=spread)
@@ -338,6 +338,7 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES) -> dict[str, 
             per_size[z] = {
                 "cells": cells, "median_variables": nvar, "lengths": list(data.lengths),
                 "unit": rs[0]["unit"], "t_spread": round(spread, 4),
+                "partial_lengths": partial,
                 "quantiles": {str(o.q): {k: v for k, v in o.to_dict().items() if k != "q"}
                               for o in optima},
                 "below": below_ground(rs, data.lengths),
@@ -365,6 +366,27 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES) -> dict[str, 
             fits[str(q)] = {"sizes_used": len(pts), **fq}
         out["samplers"][sampler] = {"sizes": per_size, "fits": fits}
     return out
+
+
+def complete_ends(rs: Sequence[dict]) -> tuple[list[dict], dict[str, int]]:
+    """The records without the lengths at either end of the ladder that not every instance has
+    reached yet (a run stopped while extending the ladder), and those lengths with the number
+    of instances measured. Kept, such a length's missing instances would count as unsolved and
+    could make its neighbour look interior; a hole inside the ladder stays (inf, conservative)."""
+    insts = {r["instance"] for r in rs}
+    at: dict[int, set] = defaultdict(set)
+    for r in rs:
+        at[r["length"]].add(r["instance"])
+    lengths = sorted(at)
+    partial: dict[str, int] = {}
+    for end in (-1, 0):
+        while lengths and len(at[lengths[end]]) < len(insts):
+            L = lengths.pop(end)
+            partial[str(L)] = len(at[L])
+    if not lengths:  # no length complete yet (a size just begun): all of it, as measured
+        return list(rs), {}
+    keep = set(lengths)
+    return [r for r in rs if r["length"] in keep], partial
 
 
 def summarize_exact(by_size: dict[str, list[dict]], resamples: int) -> dict[str, Any]:

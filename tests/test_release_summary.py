@@ -133,3 +133,18 @@ def test_the_table_labels_bounds_and_shows_intervals_fits_and_baselines(release)
     fit = s["samplers"]["sa"]["fits"]["0.5"]
     assert fit["sizes_used"] == 2                         # the bound at 10x10 is not fitted
     assert f"| sa | 0.5 | 2 | {fit['exp_cells']['exponent']:.4f} [" in text
+
+
+def test_a_length_not_every_instance_has_reached_is_left_out_and_listed(release):
+    # a run stopped while extending the ladder: 400 measured on 10 of 30 instances at 10x10.
+    # Counted, its 20 missing instances would be unsolved there and 283 would look interior.
+    recs = [r for r in records(np.random.default_rng(6)) if r.get("size") == "10x10"
+            and r["length"] <= 283]
+    s_before = release.summarize(recs, resamples=50)["samplers"]["sa"]["sizes"]["10x10"]
+    assert s_before["quantiles"]["0.5"]["interior"] is False     # 283 is the ladder's end
+    top = [r for r in records(np.random.default_rng(6)) if r.get("size") == "10x10"
+           and r["length"] == 400 and int(r["instance"].split("_")[0]) < 10]
+    s = release.summarize(recs + top, resamples=50)["samplers"]["sa"]["sizes"]["10x10"]
+    assert s["partial_lengths"] == {"400": 10} and 400 not in s["lengths"]
+    assert s["quantiles"]["0.5"]["interior"] is False and s["quantiles"]["0.5"]["edge"] == "high"
+    assert s["quantiles"]["0.5"]["instances"] == 30
