@@ -188,3 +188,17 @@ def test_a_timed_out_seed_does_not_switch_a_puzzle_to_wall_time():
     timeout = {"status": "timeout", "verified": False, "time_s": 60.0, "reads": None}
     wins, n, t, times = puzzle_trials([solved, timeout])
     assert (wins, n, t, times) == (1, 2, 1.0, [1.0])
+
+
+def test_a_run_that_also_proves_uniqueness_has_room_for_both_calls(tmp_path):
+    # the hard kill allowed one backend limit (plus slack) for two calls: a proof that used its
+    # own limit got the run killed, and the first grid's figures went with it
+    _need("lines")
+    seen = []
+    for unique in (False, True):
+        rows = cmp.compare([PUZZLES / "heart5.txt"], ["lines"], seeds=[0], time_limit=5,
+                           workers=1, progress=False, unique=unique,
+                           on_start=lambda job, pid: seen.append(job.kill_after))
+        assert rows[0]["status"] == "solved" and (rows[0]["unique"] is True) == unique
+    plain, proving = seen
+    assert proving >= plain + 5   # the second call's own time limit on top

@@ -256,6 +256,8 @@ def plan_jobs(refs: Sequence[PuzzleRef], variants: Sequence[Variant], seeds: Seq
     return jobs
 
 
-def default_kill_after(time_limit: float | None) -> float | None:
-    """Hard limit: the backend's own limit plus room for building, presolve and verification."""
-    return None if time_limit is None else 2 * time_limit + 30
+def default_kill_after(time_limit: float | None, unique: bool = False) -> float | None:
+    """Hard limit: the backend's own limit plus room for building, presolve and verification;
+    with ``unique`` a second call (the uniqueness proof, its own ``time_limit``) fits too, so
+    that a slow proof does not take the first grid's result with it."""
+    return None if time_limit is None else (3 if unique else 2) * time_limit + 30

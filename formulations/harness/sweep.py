@@ -107,7 +107,7 @@ def compare(puzzles: Iterable[str | Path | Puzzle | PuzzleRef],
     With ``out``, rows are appended to that CSV as they finish and rows already there (same
     key) are not run again but are part of the returned table (``retry_errors`` re-runs error
     and timeout rows; the newer row wins on reading). ``kill_after`` (default
-    ``2 * time_limit + 30``) is the hard per-run limit. ``scheduler``: a Dask scheduler address
+    ``2 * time_limit + 30``, ``3 * time_limit + 30`` with ``unique``) is the hard per-run limit. ``scheduler``: a Dask scheduler address
     or ``distributed.Client``; default a local pool of ``workers`` processes (default: CPUs).
     KeyboardInterrupt stops the sweep after killing the workers; written rows stay.
     ``on_start(job, worker_pid)`` is called as each local run starts (for monitoring).
@@ -116,7 +116,7 @@ def compare(puzzles: Iterable[str | Path | Puzzle | PuzzleRef],
     refs = load_puzzles(puzzles, warn=log)
     variants = resolve_backends(backends, options, warn=log)
     seeds = list(seeds) if seeds is not None else list(range(repeats))
-    ka = default_kill_after(time_limit) if kill_after == "auto" else kill_after
+    ka = default_kill_after(time_limit, unique) if kill_after == "auto" else kill_after
     jobs = plan_jobs(refs, variants, seeds, time_limit=time_limit, kill_after=ka,
                      use_x=use_x, presolve=presolve, encoding=encoding, unique=unique)
     wanted = {j.key for j in jobs}
