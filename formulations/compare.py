@@ -41,7 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=float, default=10.0, metavar="S",
                    help="time limit handed to each backend (default 10)")
     p.add_argument("--kill-after", type=float, metavar="S",
-                   help="hard per-run limit; the run's worker is killed (default 2*limit+30, with --unique 3*limit+30)")
+                   help="hard per-run limit; the run's worker is killed "
+                        "(default 2*limit+30, with --unique 3*limit+30)")
     p.add_argument("--out", metavar="CSV", help="results file (appended to; resumes)")
     p.add_argument("--workers", type=int, help="local worker processes (default: CPUs)")
     p.add_argument("--scheduler", metavar="ADDRESS",
