@@ -491,12 +491,14 @@ def cmd_run(args) -> None:
            if z in args.sizes.split(",")}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    add_manifest(out, manifest_entry(args))
+    entry = manifest_entry(args)
+    add_manifest(out, entry)
     planner = Planner(sel, [b for b in args.baselines.split(",") if b] + args.samplers.split(","),
                       reads=args.reads, budget=args.budget)
     run_tasks(planner, RecordFile(out / "records.jsonl.gz"), workers=args.workers,
               scheduler=args.scheduler, progress=not args.quiet, cost=planner.cost,
-              log=lambda s: print(s, file=sys.stderr), desc="release")
+              log=lambda s: print(s, file=sys.stderr), desc="release",
+              stamp={"session": entry["started"]})
     cmd_summary(args)
 
 

@@ -70,10 +70,13 @@ def test_a_run_resumes_without_measuring_twice_and_pools_its_records(tmp_path):
         calls.append(len(records))
         return tasks[:2] if len(calls) < 3 else tasks   # the plan grows as records arrive
 
-    got = run_tasks(plan, f, workers=1, progress=False, log=lambda s: None)
+    got = run_tasks(plan, f, workers=1, progress=False, log=lambda s: None,
+                    stamp={"session": "first"})
     assert set(got) == {t.key for t in tasks} and len(f.read()) == 4
-    again = run_tasks(lambda r: tasks, f, workers=1, progress=False, log=lambda s: None)
+    again = run_tasks(lambda r: tasks, f, workers=1, progress=False, log=lambda s: None,
+                      stamp={"session": "second"})
     assert len(f.read()) == 4 and set(again) == set(got)   # nothing measured again
+    assert {r["session"] for r in f.read()} == {"first"}   # which run measured each record
     data = LadderData.from_records(f.read())
     assert data.lengths == (50, 100) and data.reads.tolist() == [[20, 20]]
 

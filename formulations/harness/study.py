@@ -612,10 +612,13 @@ def estimate_cost(task: Task, variables: int, interactions: int) -> float:
 def run_tasks(plan: Callable[[dict[str, dict]], Sequence[Task]], out: RecordFile, *,
               workers: int = 1, scheduler: Any = None, progress: bool = True,
               cost: Callable[[Task], float] | None = None,
-              log: Callable[[str], None] = print, desc: str = "study") -> dict[str, dict]:
+              log: Callable[[str], None] = print, desc: str = "study",
+              stamp: dict[str, Any] | None = None) -> dict[str, dict]:
     """Run what ``plan(records_by_key)`` asks for, record by record, until it asks for nothing
     new: ``plan`` is called again whenever no task is running or waiting, and as records
-    arrive, so it can extend ladders as the data come in. Returns every record by key."""
+    arrive, so it can extend ladders as the data come in. Returns every record by key.
+    ``stamp``'s fields are added to every record this call writes (the release's ``session``:
+    which manifest entry, so which commit and machine, measured it)."""
     removed = out.repair()
     if removed:
         log(f"{out.path}: cut {removed} bytes of a torn last record")
@@ -650,6 +653,8 @@ def run_tasks(plan: Callable[[dict[str, dict]], Sequence[Task]], out: RecordFile
             if not ex.pending:
                 break
             for task, rec in ex.finished():
+                if stamp:
+                    rec = {**rec, **stamp}
                 out.append(rec)
                 records[rec["key"]] = rec
                 if bar is not None:
