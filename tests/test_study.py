@@ -106,7 +106,7 @@ def test_an_exact_baseline_is_timed_to_the_first_grid_and_to_uniqueness(backend)
     assert rec["cpu_s"] >= 0 and rec["unique_cpu_s"] >= 0 and rec["reads"] == 1
 
 
-@pytest.mark.parametrize("through", ["study", "harness"])
+@pytest.mark.parametrize("through", ["study", "budget", "harness"])
 def test_every_timed_line_solver_call_starts_with_no_remembered_lines(monkeypatch, through):
     """The line solver's settled-line memo is process-wide: without clearing it the uniqueness
     call reused the first call's lines (measured 2x faster than the first grid at 10x10) and a
@@ -129,6 +129,12 @@ def test_every_timed_line_solver_call_starts_with_no_remembered_lines(monkeypatc
     if through == "study":
         rec = measure(Task("t", "house10", HOUSE, "lines", 0, 0, reads=1, cpu_budget_s=30))
         assert rec["successes"] == 1 and rec["unique"] is True
+    elif through == "budget":   # a time-budget run after line solving: one call
+        rec = measure(Task("t", "house10", HOUSE, "sa", 0, 0, reads=1, presolve=True,
+                           time_limit=5.0))
+        assert rec["successes"] == 1
+        assert seen == [0]
+        return
     else:
         row = run_job(Job(PuzzleRef("house10", HOUSE, read_puzzle(HOUSE)), "lines", "{}", 0,
                           30.0, None, use_x=None, encoding=None, unique=True))

@@ -376,8 +376,8 @@ def measure_budget(task: Task) -> dict[str, Any]:
     import done before the clock starts (the command line's interpreter start-up is not in it)."""
     from backends import get_backend
 
-    from ..options import route
     from ..lines import clear_cache as clear_line_cache
+    from ..options import route
     from ..solving import solve_puzzle
     from .runner import warm
 
@@ -393,6 +393,7 @@ def measure_budget(task: Task) -> dict[str, Any]:
         opts["beta_range"] = tuple(task.beta_range)
     if "until_solved" in backend.options:
         opts.setdefault("until_solved", True)
+    clear_line_cache()  # presolve and lines start with no settled lines from earlier tasks
     c, w = cpu_seconds(), time.perf_counter()  # a backend's worker process counts too
     res = solve_puzzle(puzzle, backend, use_x=task.use_x, time_limit=task.time_limit,
                        seed=task.seed, presolve=task.presolve, encoding=task.encoding, **opts)
