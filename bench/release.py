@@ -30,7 +30,7 @@ import random
 import subprocess
 import sys
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +52,7 @@ from formulations.optimal import (
     QUANTILES,
     LadderData,
     extend_ladder,
-    fit_scaling,
+    fit_with_steps,
     ladder_index,
     ladder_length,
     optimal_tts,
@@ -230,7 +230,7 @@ class Planner:
             add = self.decided[key][1]
         else:
             data = LadderData.from_records(pooled(recs))
-            optima = optimal_tts(data, QUANTILES, resamples=50)
+            optima = optimal_tts(data, QUANTILES, resamples=RESAMPLES)  # as the summary decides
             add = extend_ladder(ladder, optima, base=BASE, min_length=MIN_LENGTH[sampler],
                                 max_length=MAX_LENGTH[sampler])
             self.decided[key] = (len(recs), add)
@@ -305,10 +305,13 @@ def _num(v: float | None) -> float | None:
     return None if v is None or not math.isfinite(v) else float(v)
 
 
-def summarize(records: Sequence[dict], resamples: int = RESAMPLES) -> dict[str, Any]:
+def summarize(records: Sequence[dict], resamples: int = RESAMPLES,
+              planned: Mapping[str, int] | None = None) -> dict[str, Any]:
     """summary.json: per sampler, size and quantile the optimum and its interval; per sampler
     and quantile the scaling fits over sizes whose optimum is interior; residual energy and
-    time-to-target per sampler, size and length."""
+    time-to-target per sampler, size and length. ``planned`` (puzzles selected per size) marks
+    each size ``complete`` or not; a size measured on fewer puzzles stays out of the fits (its
+    missing puzzles are not a random loss: the run goes through them in order)."""
     import numpy as np
 
     recs = pooled(records)
@@ -321,7 +324,7 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES) -> dict[str, 
     for sampler in sorted({s for s, _ in groups}):
         if sampler in EXACT:
             out["samplers"][sampler] = summarize_exact(
-                {z: rs for (s, z), rs in groups.items() if s == sampler}, resamples)
+                {z: rs for (s, z), rs in groups.items() if s == sampler}, resamples, planned)
             continue
         sizes = sorted((z for s, z in groups if s == sampler),
                        key=lambda z: math.prod(map(int, z.split("x"))))
@@ -335,7 +338,9 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES) -> dict[str, 
             cells = math.prod(map(int, z.split("x")))
             variables = sorted({r["instance"]: r["variables"] for r in rs}.values())
             nvar = variables[len(variables) // 2]
+            n_inst = len(data.instances)
             per_size[z] = {
+                **_completeness(n_inst, z, planned),
                 "cells": cells, "median_variables": nvar, "lengths": list(data.lengths),
                 "unit": rs[0]["unit"], "t_spread": round(spread, 4),
                 "partial_lengths": partial,
@@ -352,7 +357,7 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES) -> dict[str, 
                 L = qd["optimal_length"]
                 qd["spin_updates_per_read"] = None if L is None else int(L) * nvar
             for o in optima:
-                if o.interior:
+                if o.interior and per_size[z]["complete"] is not False:
                     points[o.q].append((cells, nvar, o.tts99_s, o.replicates))
         fits = {}
         for q in QUANTILES:
@@ -360,9 +365,9 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES) -> dict[str, 
             fq = {}
             for model, xname, xi in (("exp", "cells", 0), ("poly", "cells", 0),
                                      ("exp", "variables", 1), ("poly", "variables", 1)):
-                f = fit_scaling([p[xi] for p in pts], [p[2] for p in pts], [p[3] for p in pts],
-                                model=model, x=xname) if len(pts) >= 2 else None
-                fq[f"{model}_{xname}"] = f.to_dict() if f else None
+                fq[f"{model}_{xname}"] = fit_with_steps(
+                    [p[xi] for p in pts], [p[2] for p in pts], [p[3] for p in pts],
+                    model=model, x=xname)
             fits[str(q)] = {"sizes_used": len(pts), **fq}
         out["samplers"][sampler] = {"sizes": per_size, "fits": fits}
     return out
@@ -389,16 +394,32 @@ def complete_ends(rs: Sequence[dict]) -> tuple[list[dict], dict[str, int]]:
     return [r for r in rs if r["length"] in keep], partial
 
 
-def summarize_exact(by_size: dict[str, list[dict]], resamples: int) -> dict[str, Any]:
+def _completeness(instances: int, size: str, planned: Mapping[str, int] | None) -> dict[str, Any]:
+    """A size's ``instances`` against the puzzles ``planned`` for it: ``complete`` is None when
+    the plan is not known, False when puzzles are missing."""
+    want = None if planned is None else planned.get(size)
+    return {"instances": instances, "planned": want,
+            "complete": None if want is None else instances >= want}
+
+
+def summarize_exact(by_size: dict[str, list[dict]], resamples: int,
+                    planned: Mapping[str, int] | None = None) -> dict[str, Any]:
     """An exact baseline per size: the quantiles over puzzles of the CPU time to the first grid
     and to the uniqueness proof (a run that did not finish within its limit as inf), with the
-    bootstrap interval over puzzles; fits over every size with a finite quantile."""
+    bootstrap interval over puzzles; fits over every complete size with a finite quantile.
+    ``median_cold_cpu_s``: the untimed warm-up call's CPU (the first solve of a freshly loaded
+    puzzle), for comparison."""
+    import numpy as np
+
     sizes: dict[str, Any] = {}
     points: dict[tuple, list] = defaultdict(list)
     for z in sorted(by_size, key=lambda z: math.prod(map(int, z.split("x")))):
         rs = by_size[z]
         cells = math.prod(map(int, z.split("x")))
-        entry: dict[str, Any] = {"cells": cells, "unit": "none"}
+        entry: dict[str, Any] = {**_completeness(len({r["instance"] for r in rs}), z, planned),
+                                 "cells": cells, "unit": "none"}
+        cold = [r["cold_cpu_s"] for r in rs if r.get("cold_cpu_s") is not None]
+        entry["median_cold_cpu_s"] = float(np.median(cold)) if cold else None
         for figure, cpu, ok in (("first_grid", "cpu_s", lambda r: r["successes"] > 0),
                                 ("uniqueness", "unique_cpu_s", lambda r: r.get("unique") is not None)):
             recs = [{"instance": r["instance"], "length": 0, "successes": int(ok(r)),
@@ -410,7 +431,7 @@ def summarize_exact(by_size: dict[str, list[dict]], resamples: int) -> dict[str,
                                         "low_s": _num(o.low_s), "high_s": _num(o.high_s)}
                              for o in optima}
             for o in optima:
-                if math.isfinite(o.tts99_s):
+                if math.isfinite(o.tts99_s) and entry["complete"] is not False:
                     points[(figure, o.q)].append((cells, o.tts99_s, o.replicates))
         entry["quantiles"] = entry["uniqueness"]
         sizes[z] = entry
@@ -418,9 +439,8 @@ def summarize_exact(by_size: dict[str, list[dict]], resamples: int) -> dict[str,
     for (figure, q), pts in points.items():
         fq = {}
         for model in ("exp", "poly"):
-            f = fit_scaling([p[0] for p in pts], [p[1] for p in pts], [p[2] for p in pts],
-                            model=model, x="cells") if len(pts) >= 2 else None
-            fq[f"{model}_cells"] = f.to_dict() if f else None
+            fq[f"{model}_cells"] = fit_with_steps([p[0] for p in pts], [p[1] for p in pts],
+                                                  [p[2] for p in pts], model=model, x="cells")
         fits.setdefault(figure, {})[str(q)] = {"sizes_used": len(pts), **fq}
     return {"sizes": sizes, "fits": fits}
 
@@ -507,7 +527,8 @@ def cmd_summary(args) -> None:
     records = RecordFile(out / "records.jsonl.gz").read()
     if not records:
         sys.exit(f"no records in {out}; run `python bench/release.py run` first")
-    summary = summarize(records)
+    planned = {z: len(k) for z, k in read_selection().items()} if PUZZLES.is_file() else None
+    summary = summarize(records, planned=planned)
     path = out / "summary.json"
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(summary, indent=1) + "\n")
@@ -647,8 +668,9 @@ def table(summary: dict, quantiles: Sequence[str] = ("0.5", "0.75", "0.9"),
     """The release as markdown, from summary.json alone (the closing note's and docs' table):
     per sampler and size the TTS99 quantiles over instances at each quantile's optimal length
     with the 95 % interval, the length and whether it is interior (``bound`` when the minimum
-    sits at a ladder edge: the optimal TTS99 is at most that, its length beyond); the exact
-    baselines' CPU to the first grid and to the uniqueness proof; the fitted exponents."""
+    sits at a ladder edge, or its replicates' do: the optimal TTS99 is at most that, its length
+    beyond); a size short of its planned puzzles says so; the exact baselines' CPU to the first
+    grid and to the uniqueness proof; the fitted exponents and the steps between sizes."""
     lines = ["| solver | size | n | solved | " +
              " | ".join(f"q={q}: TTS99 ms [95 %] (L*)" for q in quantiles) + " |",
              "|---|---|---|---|" + "---|" * len(quantiles)]
@@ -673,8 +695,9 @@ def table(summary: dict, quantiles: Sequence[str] = ("0.5", "0.75", "0.9"),
                 if first["instances"] < min_instances:
                     continue
                 label = f"{name} ({fig})" if fig else name
+                zl = z if e.get("complete") is not False else f"{z} (of {e['planned']})"
                 (exact_rows if fig else lines).append(
-                    f"| {label} | {z} | {first['instances']} | {first['solved']} | " +
+                    f"| {label} | {zl} | {first['instances']} | {first['solved']} | " +
                     " | ".join(cell(qs[q]) for q in quantiles) + " |")
         fits = d["fits"]
         for fig in (("first_grid", "uniqueness") if name in EXACT else (None,)):
@@ -690,12 +713,24 @@ def table(summary: dict, quantiles: Sequence[str] = ("0.5", "0.75", "0.9"),
                     hi = "inf" if x["high"] is None else format(x["high"], digits)
                     lo = "-inf" if x["low"] is None else format(x["low"], digits)
                     return f"{format(x['exponent'], digits)} [{lo}, {hi}]"
-                fit_rows.append(f"| {label} | {q} | {f['sizes_used']} | {iv(exp, '.4f')} | "
-                                f"{iv(poly, '.2f') if poly else ''} |")
+
+                def with_steps(x: dict | None, digits: str) -> str:
+                    if not x:
+                        return ""
+                    out = iv(x, digits)
+                    if x.get("steps_agree") is not None:   # three sizes or more: the steps
+                        out += ("; steps " + ", ".join(iv(st, digits) for st in x["steps"]) +
+                                ("" if x["steps_agree"] else " (disagree)"))
+                    return out
+                fit_rows.append(f"| {label} | {q} | {f['sizes_used']} | "
+                                f"{with_steps(exp, '.4f')} | {with_steps(poly, '.2f')} |")
     out = lines + exact_rows
     if fit_rows:
         out += ["", "| solver | q | sizes | exp: b per cell [95 %] | poly: b in cells^b [95 %] |",
-                "|---|---|---|---|---|"] + fit_rows
+                "|---|---|---|---|---|"] + fit_rows + [
+                "", "Steps: the exponent between successive sizes; `disagree` when one of their "
+                "intervals excludes the exponent fitted over all sizes (that model does not "
+                "describe them)."]
     return "\n".join(out)
 
 

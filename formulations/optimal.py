@@ -6,8 +6,10 @@ or tabu's updates per variable) in steps of sqrt(2). Per length, the q-quantile 
 of TTS99 (unsolved instances count as inf, so a quantile is inf when more than 1 - q of the
 instances were never solved at that length) is taken; the optimal length for q is the one that
 minimises it. It is ``interior`` only when it is neither the shortest nor the longest length
-measured: at an edge the true optimum may lie beyond, and the figure is a bound (an upper bound
-on the optimal TTS99 and on where its length lies), never a value.
+measured, and the bootstrap agrees (at most ``EDGE_SHARE_MAX`` of the replicates have their
+minimum at an end: on a flat stretch the argmin is noise): at an edge the true optimum may lie
+beyond, and the figure is a bound (an upper bound on the optimal TTS99 and on where its length
+lies), never a value.
 
 The interval is a two-level bootstrap: resample the instances with replacement, then each
 instance's successes from Binomial(reads, successes / reads) at every length, recompute the
@@ -31,6 +33,10 @@ from .stats import CONFIDENCE, repeats_for
 
 QUANTILES = (0.5, 0.75, 0.9)
 RESAMPLES = 1000
+EDGE_SHARE_MAX = 0.05
+"""An optimum is called interior only when at most this share of the bootstrap replicates has
+its minimum at an end of the ladder: otherwise the lower end of its interval rests on
+replicates that only bound their optimum, and the minimum may lie beyond (a flat stretch)."""
 STEP = math.sqrt(2.0)
 
 
@@ -95,7 +101,9 @@ def quantile(values: np.ndarray, q: float, axis: int) -> np.ndarray:
 class QuantileOptimum:
     """The optimal length for one quantile and TTS99 there with its interval (seconds; inf
     when unbounded). ``edge`` is ``"low"``/``"high"`` when the minimum sits at that end of the
-    ladder (a bound), None when interior or when no length gives a finite quantile."""
+    ladder, or (the data's minimum inside) more than ``EDGE_SHARE_MAX`` of the replicates put
+    theirs at an end, that one most (a bound either way); None when interior or when no length
+    gives a finite quantile."""
     q: float
     instances: int
     solved: int
@@ -107,6 +115,7 @@ class QuantileOptimum:
     high_s: float
     per_length: tuple[float, ...]     # the quantile at each length of the ladder
     replicates: np.ndarray = field(repr=False, compare=False, default=None)
+    edge_share: float = 0.0           # share of bootstrap replicates with their minimum at an end
 
     def to_dict(self) -> dict:
         def num(x: float):
@@ -114,7 +123,8 @@ class QuantileOptimum:
         return {"q": self.q, "instances": self.instances, "solved": self.solved,
                 "optimal_length": self.optimal_length, "interior": self.interior,
                 "edge": self.edge, "tts99_s": num(self.tts99_s), "low_s": num(self.low_s),
-                "high_s": num(self.high_s), "per_length": [num(v) for v in self.per_length]}
+                "high_s": num(self.high_s), "edge_share": self.edge_share,
+                "per_length": [num(v) for v in self.per_length]}
 
 
 def percentile_interval(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float]:
@@ -142,9 +152,12 @@ def resampled_tts(data: "LadderData", idx: np.ndarray, rng: np.random.Generator)
 
 def optimal_tts(data: LadderData, quantiles: Sequence[float] = QUANTILES, *,
                 resamples: int = RESAMPLES, confidence: float = CONFIDENCE, seed: int = 0,
-                t_spread: float = 0.0) -> list[QuantileOptimum]:
+                t_spread: float = 0.0, edge_share_max: float = EDGE_SHARE_MAX,
+                ) -> list[QuantileOptimum]:
     """Per quantile, the length minimising that quantile of TTS99 over instances, with the
-    two-level bootstrap interval of the minimum (see the module docstring)."""
+    two-level bootstrap interval of the minimum (see the module docstring). An optimum is
+    interior only when the data's minimum is inside the ladder and at most ``edge_share_max``
+    of the replicates put theirs at an end."""
     tts = data.tts()
     n_inst, n_len = tts.shape
     solved = int(np.sum((data.successes > 0).any(axis=1))) if n_inst else 0
@@ -159,15 +172,25 @@ def optimal_tts(data: LadderData, quantiles: Sequence[float] = QUANTILES, *,
         per_len = quantile(tts, q, axis=0)
         k = int(np.argmin(per_len))
         best = float(per_len[k])
-        reps = quantile(tts_b, q, axis=1).min(axis=1)
+        per_rep = quantile(tts_b, q, axis=1)            # (resamples, lengths)
+        reps = per_rep.min(axis=1)
         lo, hi = percentile_interval(reps, confidence)
         lo, hi = lo / (1 + t_spread), hi * (1 + t_spread)
         finite = math.isfinite(best)
+        # where each replicate's minimum sits: on a flat stretch the point estimate's argmin is
+        # noise, and a replicate whose minimum is at an end only bounds its optimum
+        kb = np.argmin(per_rep, axis=1)
+        ok = np.isfinite(reps)
+        share = {"low": float(np.mean(ok & (kb == 0))),
+                 "high": float(np.mean(ok & (kb == n_len - 1) & (n_len > 1)))}
         edge = None if not finite else "low" if k == 0 else "high" if k == n_len - 1 else None
+        if finite and edge is None and share["low"] + share["high"] > edge_share_max:
+            edge = max(share, key=share.get)   # interior in the data, not in the resamples
         interior = finite and n_len >= 3 and edge is None
         out.append(QuantileOptimum(q, n_inst, solved, data.lengths[k] if finite else None,
                                    interior, edge, best, min(lo, best), max(hi, best),
-                                   tuple(float(v) for v in per_len), reps))
+                                   tuple(float(v) for v in per_len), reps,
+                                   edge_share=round(share["low"] + share["high"], 4)))
     return out
 
 
@@ -252,3 +275,40 @@ def fit_scaling(sizes: Sequence[float], tts: Sequence[float],
         lo, hi = percentile_interval(bs, confidence)
     return ScalingFit(model, x, b, min(lo, b), max(hi, b), math.exp(a) if math.isfinite(a) else math.nan,
                       len(xs))
+
+
+def step_fits(sizes: Sequence[float], tts: Sequence[float],
+              replicates: Sequence[np.ndarray] | None = None, *, model: str = "exp",
+              x: str = "cells", confidence: float = CONFIDENCE) -> list[dict]:
+    """The exponent between each pair of successive sizes (sorted), with its interval from the
+    same paired replicates: a fit over three or more sizes has no residual degrees of freedom
+    to speak of, and these say whether one exponent describes them all."""
+    order = sorted(range(len(sizes)), key=lambda i: sizes[i])
+    out = []
+    for i, j in zip(order, order[1:]):
+        f = fit_scaling([sizes[i], sizes[j]], [tts[i], tts[j]],
+                        None if replicates is None else [replicates[i], replicates[j]],
+                        model=model, x=x, confidence=confidence)
+        if f is not None:
+            d = f.to_dict()
+            out.append({"from": float(sizes[i]), "to": float(sizes[j]), "exponent": d["exponent"],
+                        "low": d["low"], "high": d["high"]})
+    return out
+
+
+def fit_with_steps(sizes: Sequence[float], tts: Sequence[float],
+                   replicates: Sequence[np.ndarray] | None = None, *, model: str = "exp",
+                   x: str = "cells") -> dict | None:
+    """:func:`fit_scaling` as a dict, with :func:`step_fits` (``steps``) and ``steps_agree``:
+    with three or more sizes, False when some step's interval excludes the overall exponent
+    (that model does not describe the sizes: read the steps, not the one exponent); None with
+    two sizes (nothing to check)."""
+    f = fit_scaling(sizes, tts, replicates, model=model, x=x)
+    if f is None:
+        return None
+    steps = step_fits(sizes, tts, replicates, model=model, x=x)
+    agree = None
+    if len(steps) >= 2:
+        agree = all(s["low"] is not None and s["low"] <= f.exponent
+                    and (s["high"] is None or f.exponent <= s["high"]) for s in steps)
+    return {**f.to_dict(), "steps": steps, "steps_agree": agree}

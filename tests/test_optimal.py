@@ -7,7 +7,14 @@ import math
 import numpy as np
 import pytest
 
-from formulations.optimal import LadderData, extend_ladder, fit_scaling, ladder_length, optimal_tts
+from formulations.optimal import (
+    LadderData,
+    extend_ladder,
+    fit_scaling,
+    fit_with_steps,
+    ladder_length,
+    optimal_tts,
+)
 from formulations.stats import repeats_for
 
 T_SWEEP = 1e-5   # CPU seconds per sweep of one read
@@ -91,6 +98,39 @@ def test_the_two_level_bootstrap_covers_the_optimum_with_few_reads():
         assert med.low_s < med.high_s
         hits += med.low_s <= truth <= med.high_s
     assert hits >= 16
+
+
+def test_a_flat_stretch_is_a_bound_even_when_the_data_dip_inside_it():
+    """Tabu reads stop at the ground state, so past some length TTS99 no longer moves: the
+    data's argmin is then noise, and replicates put theirs at the ends. Such a minimum is
+    not a value (its interval's lower end rests on replicates that only bound theirs)."""
+    lengths = tuple(LADDER[:5])
+    S = np.full((40, 5), 100)
+    S[:, 2] = 101                                  # the data dip by one success in the middle
+    data = LadderData(tuple(f"i{k}" for k in range(40)), lengths, S, np.full((40, 5), 200),
+                      np.full((40, 5), 1e-3))
+    for o in optimal_tts(data, resamples=400):
+        assert o.optimal_length == 100             # inside the ladder in the data
+        assert o.edge_share > 0.05 and not o.interior and o.edge in ("low", "high")
+    # the ladder grows towards where the replicates' minima sit
+    assert extend_ladder(lengths, optimal_tts(data, resamples=400)) != []
+    # a clear minimum stays interior, with (almost) no replicate at an end
+    for o in optimal_tts(synthetic(LADDER, 283, HARD, reads=10 ** 6), resamples=300):
+        assert o.interior and o.edge_share <= 0.05
+
+
+def test_steps_between_sizes_say_when_one_exponent_does_not_describe_them():
+    rng = np.random.default_rng(3)
+    cells = [100, 225, 400, 625]
+    poly_tts = [1e-6 * c ** 3.0 for c in cells]
+    reps = [y * np.exp(0.05 * rng.standard_normal(400)) for y in poly_tts]
+    poly = fit_with_steps(cells, poly_tts, reps, model="poly")
+    assert poly["steps_agree"] is True and len(poly["steps"]) == 3
+    assert all(s["low"] <= 3.0 <= s["high"] for s in poly["steps"])
+    exp = fit_with_steps(cells, poly_tts, reps, model="exp")   # the wrong model: steps fall
+    assert exp["steps_agree"] is False
+    assert exp["steps"][0]["exponent"] > exp["steps"][-1]["exponent"]
+    assert fit_with_steps(cells[:2], poly_tts[:2], reps[:2])["steps_agree"] is None
 
 
 def test_records_are_pooled_over_seeds():

@@ -148,3 +148,20 @@ def test_a_length_not_every_instance_has_reached_is_left_out_and_listed(release)
     assert s["partial_lengths"] == {"400": 10} and 400 not in s["lengths"]
     assert s["quantiles"]["0.5"]["interior"] is False and s["quantiles"]["0.5"]["edge"] == "high"
     assert s["quantiles"]["0.5"]["instances"] == 30
+
+
+def test_a_size_short_of_its_planned_puzzles_is_marked_and_left_out_of_the_fits(release):
+    """A run goes through a size's puzzles in order, so a size cut short is not a random sample
+    of its puzzles: it says so, and the fits use only complete sizes."""
+    recs = [r for r in records(np.random.default_rng(1))
+            if not (r.get("size") == "20x20" and int(r["instance"].split("_")[0]) >= 20)]
+    s = release.summarize(recs, resamples=200, planned={"10x10": 30, "15x15": 30, "20x20": 30})
+    sizes = s["samplers"]["sa"]["sizes"]
+    assert [sizes[z]["complete"] for z in ("10x10", "15x15", "20x20")] == [True, True, False]
+    assert sizes["20x20"]["instances"] == 20 and sizes["20x20"]["planned"] == 30
+    fit = s["samplers"]["sa"]["fits"]["0.5"]
+    assert fit["sizes_used"] == 2 and fit["exp_cells"]["points"] == 2
+    # without a plan nothing is known to be missing: every size is fitted
+    s = release.summarize(recs, resamples=200)
+    assert s["samplers"]["sa"]["sizes"]["20x20"]["complete"] is None
+    assert s["samplers"]["sa"]["fits"]["0.5"]["sizes_used"] == 3
