@@ -356,6 +356,7 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES,
             for qd in per_size[z]["quantiles"].values():
                 L = qd["optimal_length"]
                 qd["spin_updates_per_read"] = None if L is None else int(L) * nvar
+                qd["overhead_share"] = overhead_share([r for r in rs if r["length"] == L])
             for o in optima:
                 if o.interior and per_size[z]["complete"] is not False:
                     points[o.q].append((cells, nvar, o.tts99_s, o.replicates))
@@ -371,6 +372,17 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES,
             fits[str(q)] = {"sizes_used": len(pts), **fq}
         out["samplers"][sampler] = {"sizes": per_size, "fits": fits}
     return out
+
+
+def overhead_share(rs: Sequence[dict]) -> float | None:
+    """The median over records of the share of a read's CPU that is the sampler call's fixed
+    overhead (a zero-length call with the same reads, ``overhead_cpu_s``), at the batch size
+    used: how much of TTS99 a larger batch would save. None where it was not measured."""
+    import numpy as np
+
+    v = [(r["overhead_cpu_s"] / r["overhead_reads"]) / (r["cpu_s"] / r["reads"]) for r in rs
+         if r.get("overhead_cpu_s") is not None and r.get("overhead_reads") and r["cpu_s"] > 0]
+    return round(float(np.median(v)), 4) if v else None
 
 
 def complete_ends(rs: Sequence[dict]) -> tuple[list[dict], dict[str, int]]:

@@ -165,3 +165,19 @@ def test_a_size_short_of_its_planned_puzzles_is_marked_and_left_out_of_the_fits(
     s = release.summarize(recs, resamples=200)
     assert s["samplers"]["sa"]["sizes"]["20x20"]["complete"] is None
     assert s["samplers"]["sa"]["fits"]["0.5"]["sizes_used"] == 3
+
+
+def test_the_per_call_overhead_share_is_reported_at_each_optimum(release):
+    """At short anneals a call's fixed cost is much of a read (the figure depends on the batch
+    size): the summary says how much, from the zero-length call each record makes."""
+    recs = records(np.random.default_rng(1))
+    s = release.summarize(recs, resamples=100)
+    assert s["samplers"]["sa"]["sizes"]["10x10"]["quantiles"]["0.5"]["overhead_share"] is None
+    for r in recs:
+        if "error" not in r:   # a fixed 2 ms per call of 10 reads: 0.2 ms a read
+            r["overhead_cpu_s"], r["overhead_reads"] = 2e-3, 10
+    s = release.summarize(recs, resamples=100)
+    for z, e in s["samplers"]["sa"]["sizes"].items():
+        for q in e["quantiles"].values():
+            L = q["optimal_length"]
+            assert q["overhead_share"] == pytest.approx(2e-4 / (1e-5 * L), rel=1e-3)
