@@ -492,7 +492,9 @@ def tuned_settings(planner: Planner, records: dict[str, dict]) -> dict[str, Any]
             if best is None:
                 continue
             o = next(o for g, o in groups if g.config == best)
-            q = o.optima[0]
+            rs = pooled(o.records)   # reported by the replicates' rule (the replay's is the argmin)
+            q = optimal_tts(LadderData.from_records(rs), (0.5,), resamples=RESAMPLES,
+                            t_spread=time_spread(rs))[0]
             out["settings"][f"{enc}/{s}"] = {
                 **best.to_dict(), "training_median_tts99_s": _num(q.tts99_s),
                 "training_optimal_length": q.optimal_length, "interior": q.interior,

@@ -229,8 +229,9 @@ class Planner:
         if key in self.decided and self.decided[key][0] == len(recs):
             add = self.decided[key][1]
         else:
-            data = LadderData.from_records(pooled(recs))
-            optima = optimal_tts(data, QUANTILES, resamples=RESAMPLES)  # as the summary decides
+            # the records the summary uses (complete_ends), decided as the summary decides
+            data = LadderData.from_records(complete_ends(pooled(recs))[0])
+            optima = optimal_tts(data, QUANTILES, resamples=RESAMPLES)
             add = extend_ladder(ladder, optima, base=BASE, min_length=MIN_LENGTH[sampler],
                                 max_length=MAX_LENGTH[sampler])
             self.decided[key] = (len(recs), add)
@@ -375,9 +376,9 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES,
 
 
 def overhead_share(rs: Sequence[dict]) -> float | None:
-    """The median over records of the share of a read's CPU that is the sampler call's fixed
-    overhead (a zero-length call with the same reads, ``overhead_cpu_s``), at the batch size
-    used: how much of TTS99 a larger batch would save. None where it was not measured."""
+    """The median over records of the share of a read's CPU that a zero-length call with the
+    same reads takes (``overhead_cpu_s``: the call's set-up and each read's start, no
+    annealing), at the batch size used. None where it was not measured."""
     import numpy as np
 
     v = [(r["overhead_cpu_s"] / r["overhead_reads"]) / (r["cpu_s"] / r["reads"]) for r in rs
@@ -539,7 +540,9 @@ def cmd_summary(args) -> None:
     records = RecordFile(out / "records.jsonl.gz").read()
     if not records:
         sys.exit(f"no records in {out}; run `python bench/release.py run` first")
-    planned = {z: len(k) for z, k in read_selection().items()} if PUZZLES.is_file() else None
+    limit = getattr(args, "limit", None)   # a quick look plans only the first N a size
+    planned = ({z: len(k[:limit] if limit else k) for z, k in read_selection().items()}
+               if PUZZLES.is_file() else None)
     summary = summarize(records, planned=planned)
     path = out / "summary.json"
     tmp = path.with_suffix(".tmp")

@@ -116,6 +116,7 @@ class QuantileOptimum:
     per_length: tuple[float, ...]     # the quantile at each length of the ladder
     replicates: np.ndarray = field(repr=False, compare=False, default=None)
     edge_share: float = 0.0           # share of bootstrap replicates with their minimum at an end
+    grow: tuple[str, ...] = ()        # a bound by the replicates: every end some of them sit at
 
     def to_dict(self) -> dict:
         def num(x: float):
@@ -179,18 +180,23 @@ def optimal_tts(data: LadderData, quantiles: Sequence[float] = QUANTILES, *,
         finite = math.isfinite(best)
         # where each replicate's minimum sits: on a flat stretch the point estimate's argmin is
         # noise, and a replicate whose minimum is at an end only bounds its optimum
+        # (a replicate unbounded at every length counts at the high end: longer anneals may
+        # solve what it lost, as extend_ladder assumes)
         kb = np.argmin(per_rep, axis=1)
         ok = np.isfinite(reps)
         share = {"low": float(np.mean(ok & (kb == 0))),
-                 "high": float(np.mean(ok & (kb == n_len - 1) & (n_len > 1)))}
+                 "high": float(np.mean(~ok | ((kb == n_len - 1) & (n_len > 1))))}
         edge = None if not finite else "low" if k == 0 else "high" if k == n_len - 1 else None
-        if finite and edge is None and share["low"] + share["high"] > edge_share_max:
+        from_shares = finite and edge is None and share["low"] + share["high"] > edge_share_max
+        if from_shares:
             edge = max(share, key=share.get)   # interior in the data, not in the resamples
         interior = finite and n_len >= 3 and edge is None
         out.append(QuantileOptimum(q, n_inst, solved, data.lengths[k] if finite else None,
                                    interior, edge, best, min(lo, best), max(hi, best),
                                    tuple(float(v) for v in per_len), reps,
-                                   edge_share=round(share["low"] + share["high"], 4)))
+                                   edge_share=round(share["low"] + share["high"], 4),
+                                   grow=tuple(e for e in ("low", "high")
+                                              if share[e] > 0) if from_shares else ()))
     return out
 
 
@@ -204,11 +210,14 @@ def extend_ladder(lengths: Sequence[int], optima: Sequence[QuantileOptimum], *,
     add: list[int] = []
     if not ks:
         return add
-    if any(o.edge == "low" for o in optima):
+    # a bound by the replicates grows every end some of them sit at: the end with most may be
+    # capped while growing the other is what makes the minimum interior
+    if any(o.edge == "low" or "low" in o.grow for o in optima):
         n = ladder_length(ks[0] - 1, base)
         if n >= min_length and n not in lengths:
             add.append(n)
-    if any(o.edge == "high" or not math.isfinite(o.tts99_s) for o in optima):
+    if any(o.edge == "high" or "high" in o.grow or not math.isfinite(o.tts99_s)
+           for o in optima):
         n = ladder_length(ks[-1] + 1, base)
         if (max_length is None or n <= max_length) and n not in lengths:
             add.append(n)

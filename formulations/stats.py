@@ -118,7 +118,7 @@ def tts99_interval(successes: int, reads: int, t_read: float, *, resamples: int 
     seconds (see the module docstring): Clopper-Pearson in ``p``, widened by the spread of the
     per-read time, ``t_samples`` (per-read time of each sampler call) or ``t_spread`` (relative).
     Finite lower end at 0 successes (upper end inf). At p-hat = 1 the width comes from p only
-    while the Clopper-Pearson lower end stays below 0.99 (up to 366 reads at 95 %: TTS99 is one
+    while the Clopper-Pearson lower end stays below 0.99 (up to 367 reads at 95 %: TTS99 is one
     read from p = 0.99 on), and from the per-read time's spread beyond, so give one of them."""
     if reads <= 0 or not math.isfinite(t_read):
         return Interval(math.inf, math.inf)

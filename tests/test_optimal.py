@@ -172,3 +172,17 @@ def test_optimum_replicates_feed_the_fit():
         reps.append(med.replicates)
     fit = fit_scaling(sizes, meds, reps)
     assert fit.low <= 0.004 <= fit.high
+
+
+def test_a_bound_by_the_replicates_grows_the_end_that_is_not_capped():
+    """The end where most replicates' minima sit may be at the sampler's cap: the ladder then
+    grows at the other end they sit at, or it would stop with the optimum still a bound."""
+    lengths = tuple(LADDER[:5])                         # 50 .. 200
+    S = np.full((40, 5), 100)
+    S[:, 2] = 101
+    data = LadderData(tuple(f"i{k}" for k in range(40)), lengths, S, np.full((40, 5), 200),
+                      np.full((40, 5), 1e-3))
+    optima = optimal_tts(data, [0.5], resamples=400)
+    assert not optima[0].interior and set(optima[0].grow) == {"low", "high"}
+    assert extend_ladder(lengths, optima, min_length=50) == [283]      # low end capped
+    assert extend_ladder(lengths, optima, max_length=200) == [35]      # high end capped
