@@ -224,16 +224,64 @@ def test_cancel_a_long_run(page):
     page.fill("#reads", "")
 
 
-def test_the_hint_button(page):
-    paste(page, (PUZZLES / "cat15.txt").read_text())
+def server_hints(server, text: str, name: str, steps: int) -> list[str]:
+    """The notes' leading "Label (clue ...)" of the first ``steps`` hints, each from the cells
+    the ones before it decided, asked of the server directly."""
+    import httpx
+    p = httpx.post(f"{server.url}/api/parse", json={"puzzle": text, "name": name}, timeout=60)
+    info = p.json()["puzzle"]
+    known = [[-1] * info["width"] for _ in range(info["height"])]
+    out = []
+    for _ in range(steps):
+        d = httpx.post(f"{server.url}/api/hint", json={"puzzle": text, "name": name,
+                                                       "known": known}, timeout=60).json()
+        h = d["hint"]
+        for i, j, c in h["cells"]:
+            known[i][j] = c
+        out.append(f"{h['label'][0].upper()}{h['label'][1:]} (clue {h['clue']}):")
+    return out
+
+
+def test_the_hint_button(page, server):
+    text = (PUZZLES / "cat15.txt").read_text()
+    expected = server_hints(server, text, "clues.txt", 4)
+    paste(page, text)
     page.wait_for_selector("#parse-status.ok")
     page.click("#hint")
     page.wait_for_selector("#board-note.hint")
     first = page.inner_text("#board-note")
-    assert ("Row" in first or "Column" in first) and "follow from this line" in first
-    for _ in range(3):
+    assert first.startswith(expected[0]) and "follow from this line" in first
+    for _ in range(3):  # clicks queue: three more steps, whatever order the answers come in
         page.click("#hint")
-    page.wait_for_function(f"() => document.querySelector('#board-note').textContent !== {first!r}")
+    page.wait_for_function("t => document.querySelector('#board-note').textContent.startsWith(t)",
+                           arg=expected[3])
+
+
+def test_a_hint_waits_for_the_text_being_read(page, server):
+    """Pasting a new puzzle and asking for a hint before its read has come back: the status
+    must not keep saying the last puzzle was read, and the hint is the new puzzle's (the read
+    coming back afterwards no longer wipes it)."""
+    text = (PUZZLES / "heart5.txt").read_text()
+    expected = server_hints(server, text, "clues.txt", 1)[0]
+    held = []
+    page.route("**/api/parse", lambda route: held.append(route))
+    paste(page, text)
+    page.click("#hint")
+    for _ in range(200):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the page never asked to read the pasted text"
+    assert "ok" not in page.get_attribute("#parse-status", "class").split()
+    assert "hint" not in page.get_attribute("#board-note", "class").split()
+    for route in held:
+        route.continue_()
+    page.unroute("**/api/parse")
+    page.wait_for_selector("#board-note.hint")
+    assert page.inner_text("#board-note").startswith(expected)
+    page.wait_for_selector("#parse-status.ok")
+    page.wait_for_timeout(300)
+    assert page.inner_text("#board-note").startswith(expected)
 
 
 def test_a_title_with_markup_stays_text(page):

@@ -276,19 +276,28 @@ function note(text, kind = "") { const n = $("#board-note"); n.textContent = tex
 
 // ---- input: text, files, examples, share links --------------------------------------------
 let parseTimer = null;
-function scheduleParse(delay = 250) { clearTimeout(parseTimer); parseTimer = setTimeout(parseNow, delay); }
+// The status says "reading" from the keystroke on, so that nothing (a person, a test) takes the
+// last text's "Read ..." for this text's; a hint first waits for the pending read.
+function scheduleParse(delay = 250) {
+  clearTimeout(parseTimer); parseTimer = setTimeout(() => { parseTimer = null; parseNow(); }, delay);
+  const status = $("#parse-status"); status.className = "status pending"; status.textContent = "Reading…";
+}
+let parsing = null;
+function parseNow() { clearTimeout(parseTimer); parseTimer = null; parsing = parseText(); return parsing; }
+async function parsed() { if (parseTimer !== null) await parseNow(); else if (parsing) await parsing; }
 
-async function parseNow() {
+async function parseText() {
   const text = $("#clues").value;
   state.text = text;
   const seq = ++state.parseSeq;
   const status = $("#parse-status");
   if (!text.trim()) { status.textContent = "Paste clues or open a file."; status.className = "status"; return; }
+  status.className = "status pending"; status.textContent = "Reading…";
   const r = await api("/api/parse", { puzzle: text, name: state.name });
   if (seq !== state.parseSeq) return;
   if (r.ok) {
     state.puzzle = r.data.puzzle; state.parseError = null;
-    resetHints();
+    if (text !== state.hintText) resetHints();  // the same text read again keeps its hints
     const p = state.puzzle;
     status.className = "status ok";
     status.textContent = `Read ${p.width} × ${p.height}${p.colour ? ", colour" : ""}${p.title ? `: ${p.title}` : ""}`;
@@ -328,14 +337,24 @@ function readFile(file) {
 // ---- hints ---------------------------------------------------------------------------------
 function resetHints() {
   const p = state.puzzle; state.hintLine = null; state.boardMarks = null; state.boardOther = null;
+  state.hintText = state.text; state.hintSeq = (state.hintSeq || 0) + 1;
   state.hintKnown = p ? Array.from({ length: p.height }, () => new Array(p.width).fill(-1)) : null;
   note("");
 }
 
-async function hint() {
+// Clicks queue: each hint starts from the cells the one before it decided, so three clicks are
+// three steps; an answer for a puzzle (or a reset) that has changed since is dropped.
+let hints = Promise.resolve();
+function hint() { hints = hints.then(nextHint, nextHint); return hints; }
+
+async function nextHint() {
   if (state.mode === "draw") switchTab("clues");
+  await parsed();
+  if (state.parseError) { note(`Cannot read the puzzle: ${state.parseError.error || "see above"}`, "error"); return; }
   if (!state.puzzle) { note("Enter a puzzle first.", "error"); return; }
+  const seq = state.hintSeq;
   const r = await api("/api/hint", { puzzle: state.text, name: state.name, known: state.hintKnown });
+  if (seq !== state.hintSeq) return;
   const d = r.data;
   if (!r.ok) { note(d.error || "no hint", "error"); return; }
   if (d.hint) {
