@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -68,8 +69,10 @@ def page(browser, server):
 
 
 def paste(page, text: str) -> None:
+    """Type ``text`` in. No sleep is needed: the status says "Reading…" from the input event
+    on (never the last text's "Read ..."), so a wait for ``#parse-status.ok`` afterwards waits
+    for this text's read."""
     page.fill("#clues", text)
-    page.wait_for_timeout(50)
 
 
 def choose(page, *names: str) -> None:
@@ -209,19 +212,43 @@ def test_a_bad_clue_line_shows_its_error(page):
                          " return t.value.slice(t.selectionStart, t.selectionEnd); }") == "2 x"
 
 
-def test_cancel_a_long_run(page):
+def start_a_long_run(page) -> None:
+    """A sampler on a puzzle it cannot solve, for 25 s (a cancel must end it long before)."""
     paste(page, impossible_for_samplers())
     page.wait_for_selector("#parse-status.ok")
     choose(page, "sa")
     page.fill("#reads", "100000")
     page.fill("#time-limit", "25")
     page.click("#solve")
-    page.wait_for_selector(".run .badge.running")
-    page.wait_for_timeout(800)
+
+
+def test_cancel_a_long_run(page):
+    start_a_long_run(page)
+    # the worker has said it started (the card says "starting", class running, from the click on)
+    page.wait_for_function("() => document.querySelector('.run .badge').textContent === 'running'")
     page.click(".run .run-cancel")
     page.wait_for_selector(".run .badge.interrupted", timeout=10_000)
     assert page.inner_text(".run .badge") == "cancelled"
-    page.fill("#reads", "")
+
+
+def test_a_cancel_before_the_server_has_answered_is_sent(page):
+    """The cancel button is there from the click on; pressed before the server has admitted the
+    run (a slow answer), the cancel is sent once it has, and the run ends cancelled."""
+    held = []
+    page.route("**/api/runs", lambda route: held.append(route))
+    start_a_long_run(page)
+    page.wait_for_function("() => document.querySelector('.run .badge').textContent === "
+                           "'starting'")
+    page.click(".run .run-cancel")
+    end = time.monotonic() + 30
+    while not held and time.monotonic() < end:
+        page.wait_for_timeout(50)
+    assert held, "the page never asked the server to start the run"
+    for route in held:
+        route.continue_()
+    page.unroute("**/api/runs")
+    page.wait_for_selector(".run .badge.interrupted", timeout=10_000)
+    assert page.inner_text(".run .badge") == "cancelled"
 
 
 def server_hints(server, text: str, name: str, steps: int) -> list[str]:
@@ -307,7 +334,7 @@ def test_the_share_link_carries_the_clues(page, server, browser):
     other.close()
 
 
-def test_draw_a_picture_and_check_uniqueness(page):
+def draw_a_diagonal(page) -> None:
     page.click("#tab-btn-draw")
     page.fill("#draw-w", "3")
     page.fill("#draw-h", "3")
@@ -319,6 +346,35 @@ def test_draw_a_picture_and_check_uniqueness(page):
         page.mouse.click(box["x"] + geom["x0"] + (k + 0.5) * geom["cs"],
                          box["y"] + geom["y0"] + (k + 0.5) * geom["cs"])
     assert "1\n1\n1\nCOLUMNS" in page.input_value("#clues")
+
+
+def test_a_check_clicked_again_is_not_answered_by_the_first(page):
+    """Two clicks on "check uniqueness" before the server has admitted the first check (a slow
+    answer): the first is cancelled once admitted, and its end does not overwrite the second's
+    verdict."""
+    held = []
+    page.route("**/api/runs", lambda route: held.append(route))
+    draw_a_diagonal(page)
+    page.click("#draw-unique")
+    first = page.query_selector(".run")  # its card leaves the page at the second click
+    page.click("#draw-unique")
+    end = time.monotonic() + 30
+    while len(held) < 2 and time.monotonic() < end:
+        page.wait_for_timeout(50)
+    assert len(held) == 2, "the page did not ask for both checks"
+    held[1].continue_()
+    page.wait_for_selector("#board-note.error, #board-note.ok", timeout=30_000)
+    assert "Not unique" in page.inner_text("#board-note")
+    held[0].continue_()
+    page.unroute("**/api/runs")
+    page.wait_for_function("c => !c.querySelector('.badge').classList.contains('running')",
+                           arg=first, timeout=30_000)
+    assert first.query_selector(".badge").inner_text() == "cancelled"
+    assert "Not unique" in page.inner_text("#board-note")
+
+
+def test_draw_a_picture_and_check_uniqueness(page):
+    draw_a_diagonal(page)
     page.click("#draw-unique")
     page.wait_for_selector("#board-note.error, #board-note.ok", timeout=30_000)
     assert "Not unique" in page.inner_text("#board-note")

@@ -67,3 +67,55 @@ def test_a_cancelled_queued_run_never_starts():
     assert first.ended == "killed"
     assert second.ended == "cancelled" and not any(m["type"] == "started"
                                                    for m in second.messages)
+
+
+class _SlowStart:
+    """A process context whose processes take half a second to start (a loaded machine, or the
+    forkserver's own first start); the pids it started are kept."""
+
+    def __init__(self, ctx):
+        self.ctx, self.pids = ctx, []
+
+    def Pipe(self, *args, **kwargs):
+        return self.ctx.Pipe(*args, **kwargs)
+
+    def Process(self, *args, **kwargs):
+        return _SlowProcess(self.ctx.Process(*args, **kwargs), self.pids)
+
+
+class _SlowProcess:
+    def __init__(self, proc, pids):
+        self.proc, self.pids = proc, pids
+
+    def start(self):
+        time.sleep(0.5)
+        self.proc.start()
+        self.pids.append(self.proc.pid)
+
+    def __getattr__(self, name):
+        return getattr(self.proc, name)
+
+
+def test_a_run_cancelled_while_its_process_starts_ends_cancelled_and_its_process_goes():
+    ctx = _SlowStart(process_context("forkserver"))
+
+    async def main():
+        runner = Runner(stubborn_worker, slots=1, queue=1, grace=30, context=ctx, name="test")
+        run = runner.admit({}, limit=60)
+        await asyncio.sleep(0.2)  # its process is being started
+        runner.cancel(run)
+        while run.final is None:
+            await run.changed.wait()
+        end = time.monotonic() + 30
+        while runner.finished < 1 and time.monotonic() < end:
+            await asyncio.sleep(0.05)
+        return runner, run
+
+    runner, run = asyncio.run(main())
+    assert run.ended == "cancelled" and run.state == "done"  # not "running" once it has started
+    assert runner.load["running"] == 0 and runner.finished == 1
+    assert len(ctx.pids) == 1
+    end = time.monotonic() + 5
+    while not _gone(ctx.pids[0]) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert _gone(ctx.pids[0])

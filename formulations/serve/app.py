@@ -159,15 +159,15 @@ def create_app(settings: Settings | None = None) -> Starlette:
     cache: dict[str, Any] = {}
     static = resources.files("formulations.serve") / "static"
 
-    async def task(job: dict[str, Any]) -> dict[str, Any]:
-        run = tasks.admit(job, settings.task_time_limit)
+    async def task(job: dict[str, Any], limit: float | None = None) -> dict[str, Any]:
+        limit = settings.task_time_limit if limit is None else limit
+        run = tasks.admit(job, limit)
         while run.final is None:
             await run.changed.wait()
         if run.final.get("type") == "task":
             return run.final["result"]
         if run.ended == "killed":
-            return {"error": f"stopped after {settings.task_time_limit:g} s (this server's "
-                             "limit for quick tasks)"}
+            return {"error": f"stopped after {limit:g} s (this server's limit for this task)"}
         return {"error": run.final.get("message", "the task failed")}
 
     async def index(request: Request) -> Response:
@@ -176,7 +176,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     async def backends(request: Request) -> Response:
         if "backends" not in cache:
-            got = await task({"task": "backends"})
+            # once per server, and it imports every solver: a cold start on a slow or busy
+            # machine may take longer than a quick task is allowed
+            got = await task({"task": "backends"}, max(settings.task_time_limit, 60.0))
             if "error" in got:
                 return _error(got["error"], 500)
             cache["backends"] = got["backends"]

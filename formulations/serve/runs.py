@@ -139,8 +139,12 @@ class Runner:
         run.process = proc
         await loop.run_in_executor(None, proc.start)
         child.close()
-        run.state, run.started = "running", time.monotonic()
-        run._wake()
+        run.started = time.monotonic()
+        if run.final is None:
+            run.state = "running"
+            run._wake()
+        else:  # cancelled while its process was starting: it stays done, its process goes
+            self._kill(proc)
         eof = asyncio.Event()
 
         def readable() -> None:

@@ -9,7 +9,7 @@ const state = {
   backends: [], settings: {}, examples: {},
   text: "", name: "clues.txt", puzzle: null, parseError: null,
   hintKnown: null, hintLine: null, boardMarks: null,
-  mode: "clues", draw: null, runs: new Map(), parseSeq: 0,
+  mode: "clues", draw: null, runs: new Set(), parseSeq: 0,
 };
 
 // ---- small helpers -----------------------------------------------------------------------
@@ -508,6 +508,9 @@ async function uniqueCheck() {
 async function startRun(b, text, options, extra = {}) {
   const run = { backend: b, card: makeCard(b), live: true, puzzle: state.mode === "draw" ? state.draw.puzzle : state.puzzle,
     replay: [], cells: null, line: null, guess: null, batches: [], record: null, ...extra };
+  // the run is live (and cancellable) from its card on: a cancel before the server has named
+  // the run is sent as soon as it has
+  state.runs.add(run); run.card.cancel.onclick = () => cancelRun(run);
   $("#runs").append(run.card.root);
   $("#cancel-all").disabled = false;
   setBadge(run, "running", "starting");
@@ -519,7 +522,8 @@ async function startRun(b, text, options, extra = {}) {
     run.card.message.textContent = r.data.error || `HTTP ${r.status}`;
     updateCancelAll(); return;
   }
-  run.id = r.data.id; state.runs.set(run.id, run);
+  run.id = r.data.id;
+  if (run.cancelAsked) api(`/api/runs/${run.id}`, undefined, "DELETE");
   const source = new EventSource(r.data.events);
   run.source = source;
   source.onmessage = ev => onEvent(run, JSON.parse(ev.data));
@@ -530,14 +534,15 @@ async function startRun(b, text, options, extra = {}) {
     setBadge(run, "error", "disconnected");
     run.card.message.textContent = "The connection to the server was lost before the run ended.";
   };
-  run.card.cancel.onclick = () => cancelRun(run);
 }
 
 function updateCancelAll() { $("#cancel-all").disabled = ![...state.runs.values()].some(r => r.live); }
 
 async function cancelRun(run) {
-  if (!run.id || !run.live) return;
+  if (!run.live) return;
+  run.cancelAsked = true;
   run.card.live.textContent = "cancelling…";
+  if (!run.id) return;  // startRun sends it once the server has answered
   await api(`/api/runs/${run.id}`, undefined, "DELETE");
 }
 
@@ -687,7 +692,7 @@ function finishRun(run) {
     $("[data-dl=svg]", c.downloads).onclick = () => download(`${run.backend.name}.svg`, new Blob([gridSVG(p, run.first)], { type: "image/svg+xml" }));
   }
   figures(run, rec);
-  if (run.fromDrawing) drawingVerdict(run);
+  if (run.fromDrawing && state.runs.has(run)) drawingVerdict(run);  // not a cleared run's
 }
 
 function showRunGrid(run, which) {
