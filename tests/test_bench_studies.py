@@ -168,3 +168,19 @@ def test_a_budget_run_applies_its_beta_range_or_refuses_it():
     assert r["status"] == "solved" and r["successes"] == 1
     with pytest.raises(ValueError, match="no beta range"):
         measure_budget(Task("t", "cat15", cat, "cpsat", 0, 0, time_limit=5.0, beta_range=(1, 10)))
+
+
+def test_a_puzzle_presolve_decides_keeps_its_row_in_the_best_sweeps():
+    # presolve (line solving) settles heart5: nothing is sampled (reads 0); the series used to
+    # vanish from the report instead of saying so
+    tts = bench("anneal_tts")
+    recs = [measure(Task("anneal_tts", "heart5", "repo:puzzles/heart5.txt", "sa", n, 0,
+                         reads=10, presolve=True)) for n in (20, 40)]
+    assert all(r["presolved"] and r["verified"] and r["reads"] == 0 for r in recs)
+    rows = tts.best(recs)
+    assert len(rows) == 1 and rows[0]["series"].startswith("no-x presolve")
+    row = rows[0]
+    assert row["solved"] == row["puzzles"] == 1 and row["best_sweeps"] is None
+    assert "decided by presolve" in row["where"]
+    cpu = sorted(r["setup_cpu_s"] for r in recs)
+    assert row["low_s"] == cpu[0] <= row["tts99_s"] <= row["high_s"] == cpu[-1]
