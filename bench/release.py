@@ -575,54 +575,74 @@ def cmd_status(args) -> None:
               f"{sorted(ls)}, {cpu / 3600:.2f} CPU-h")
 
 
-def cmd_estimate(args) -> None:
-    """CPU hours of the whole release from the cost model (formulations.harness.study.READ_COST),
-    calibrated by the records so far (median of measured / estimated CPU per sampler): ladders
-    as first planned plus two steps (A) and extended to the caps (B)."""
-    import statistics
-
-    from formulations.harness.study import read_seconds  # noqa: F401  (the model used)
-
-    sel = read_selection()
-    sel = {z: k for z, k in sel.items() if z in args.sizes.split(",")}
-    samplers = args.samplers.split(",")
-    pl = Planner(sel, samplers, reads=args.reads, budget=args.budget)
-    records = pooled(RecordFile(Path(args.out) / "records.jsonl.gz").read())
-    ratio: dict[str, list[float]] = defaultdict(list)
-    done = 0.0
-    for r in records:
-        done += r["cpu_s"] + r.get("setup_cpu_s", 0.0) + (r.get("unique_cpu_s") or 0.0)
+def estimate(records: Sequence[dict], sel: dict[str, list[str]], samplers: Sequence[str], *,
+             reads: int = READS, budget: float = CPU_BUDGET_S) -> list[dict[str, Any]]:
+    """CPU hours per size and sampler from the cost model (formulations.harness.study.READ_COST)
+    summed over the size's puzzles, calibrated by ``records``: measured over modelled CPU of the
+    group's records (a ratio of sums, so the long records weigh as they cost; at least 20
+    records); a group not measured yet takes its sampler's ratio at the largest size measured.
+    ``a``: the ladder as first planned plus two steps; ``b``: extended to the cap; ``done``: the
+    CPU hours its records hold."""
+    pl = Planner(sel, samplers, reads=reads, budget=budget)
+    measured: dict[tuple[str, str], float] = defaultdict(float)
+    modelled: dict[tuple[str, str], float] = defaultdict(float)
+    counts: dict[tuple[str, str], int] = defaultdict(int)
+    for r in pooled(records):
         if r["sampler"] in EXACT or r["instance"] not in pl.selection.get(r["size"], []):
             continue
         pl._vars(r["instance"])
         t = pl.task(r["instance"], r["sampler"], r["length"], r["seed"])
-        est = estimate_cost(t, *pl.sizes[r["instance"]])
-        ratio[r["sampler"]].append((r["cpu_s"] + r["setup_cpu_s"]) / est)
-    scale = {s: statistics.median(v) for s, v in ratio.items() if len(v) >= 20}
-    tot = {"A": 0.0, "B": 0.0}
-    print(f"{'size':>6} {'sampler':<12} {'A CPU-h':>8} {'B CPU-h':>8}")
+        key = (r["sampler"], r["size"])
+        measured[key] += r["cpu_s"] + r.get("setup_cpu_s", 0.0)
+        modelled[key] += estimate_cost(t, *pl.sizes[r["instance"]])
+        counts[key] += 1
+
+    def cells(z: str) -> int:
+        return math.prod(map(int, z.split("x")))
+
+    def scale(s: str, z: str) -> float:
+        known = sorted((cells(k[1]), measured[k] / modelled[k]) for k in counts
+                       if k[0] == s and counts[k] >= 20 and modelled[k] > 0)
+        if counts.get((s, z), 0) >= 20:
+            return measured[(s, z)] / modelled[(s, z)]
+        return known[-1][1] if known else 1.0
+
+    rows = []
     for z in sel:
+        for key in sel[z]:
+            pl._vars(key)
         for s in samplers:
             init = pl.initial(s, z)
             k0, k1 = ladder_index(init[0], BASE), ladder_index(init[-1], BASE)
             cap = max(k for k in range(k1, k1 + 40) if ladder_length(k, BASE) <= MAX_LENGTH[s])
-            first = sel[z][0]
-            pl._vars(first)
-            n, q = pl.sizes[first]
 
-            def cost(k: int, first: str = first, s: str = s, n: int = n, q: int = q) -> float:
-                return estimate_cost(pl.task(first, s, ladder_length(k, BASE), 0), n, q)
+            def cost(k: int, z: str = z, s: str = s) -> float:
+                return sum(estimate_cost(pl.task(key, s, ladder_length(k, BASE), 0),
+                                         *pl.sizes[key]) for key in sel[z])
 
-            f = scale.get(s, 1.0) * len(sel[z]) / 3600
-            a = f * sum(cost(k) for k in range(k0, min(k1 + 2, cap) + 1))
-            b = f * sum(cost(k) for k in range(k0, cap + 1))
-            tot["A"] += a
-            tot["B"] += b
-            print(f"{z:>6} {s:<12} {a:8.2f} {b:8.2f}")
-    print("calibration (measured / model): " + ", ".join(f"{s} {v:.2f}" for s, v in scale.items()))
-    print(f"whole release: {tot['A']:.1f} to {tot['B']:.1f} CPU-hours of sampling; "
-          f"{done / 3600:.2f} done. On W dedicated workers: that / W hours "
-          f"(2 cores: {tot['A'] / 2:.0f} to {tot['B'] / 2:.0f} h)")
+            f = scale(s, z) / 3600
+            rows.append({"size": z, "sampler": s, "scale": scale(s, z),
+                         "a": f * sum(cost(k) for k in range(k0, min(k1 + 2, cap) + 1)),
+                         "b": f * sum(cost(k) for k in range(k0, cap + 1)),
+                         "done": measured[(s, z)] / 3600})
+    return rows
+
+
+def cmd_estimate(args) -> None:
+    """The release's CPU hours (:func:`estimate`), per size and sampler and in all."""
+    sel = read_selection()
+    sel = {z: k for z, k in sel.items() if z in args.sizes.split(",")}
+    records = RecordFile(Path(args.out) / "records.jsonl.gz").read()
+    rows = estimate(records, sel, args.samplers.split(","), reads=args.reads, budget=args.budget)
+    print(f"{'size':>6} {'sampler':<12} {'A CPU-h':>8} {'B CPU-h':>8} {'done':>6} {'scale':>6}")
+    for r in rows:
+        print(f"{r['size']:>6} {r['sampler']:<12} {r['a']:8.2f} {r['b']:8.2f} {r['done']:6.2f} "
+              f"{r['scale']:6.2f}")
+    a, b = sum(r["a"] for r in rows), sum(r["b"] for r in rows)
+    done = sum(r["cpu_s"] + r.get("setup_cpu_s", 0.0) + (r.get("unique_cpu_s") or 0.0)
+               for r in pooled(records)) / 3600
+    print(f"whole release: {a:.1f} to {b:.1f} CPU-hours of sampling; {done:.2f} done. On W "
+          f"dedicated workers: that / W hours (2 cores: {a / 2:.0f} to {b / 2:.0f} h)")
 
 
 def plot(summary: dict, quantiles: Sequence[str] = ("0.5", "0.75", "0.9")):

@@ -181,3 +181,31 @@ def test_the_per_call_overhead_share_is_reported_at_each_optimum(release):
         for q in e["quantiles"].values():
             L = q["optimal_length"]
             assert q["overhead_share"] == pytest.approx(2e-4 / (1e-5 * L), rel=1e-3)
+
+
+def test_the_estimate_is_calibrated_by_each_groups_records(release):
+    # generated puzzles (in the repository): records costing twice the model at 35x35 make its
+    # scale 2 and double its hours; 40x40, not measured, takes the largest measured size's scale
+    from formulations.harness.study import estimate_cost
+    sel = {z: release.read_selection()[z][:3] for z in ("35x35", "40x40")}
+    plain = {(r["size"], r["sampler"]): r for r in release.estimate([], sel, ["sa"])}
+    assert all(r["scale"] == 1.0 and r["done"] == 0 and 0 < r["a"] <= r["b"]
+               for r in plain.values())
+    pl = release.Planner(sel, ["sa"])
+    recs = []
+    for key in sel["35x35"]:
+        pl._vars(key)
+        for k in range(7):
+            L = release.ladder_length(k + 20, release.BASE)
+            cost = estimate_cost(pl.task(key, "sa", L, 0), *pl.sizes[key])
+            recs.append({"key": f"{key}|sa|{L}|0", "instance": key, "sampler": "sa",
+                         "size": "35x35", "length": L, "seed": 0, "reads": 100,
+                         "successes": 1, "cpu_s": 2 * cost - 0.1, "setup_cpu_s": 0.1})
+    got = {(r["size"], r["sampler"]): r for r in release.estimate(recs, sel, ["sa"])}
+    for z in ("35x35", "40x40"):
+        r, p = got[(z, "sa")], plain[(z, "sa")]
+        assert r["scale"] == pytest.approx(2.0)
+        assert r["b"] == pytest.approx(2 * p["b"]) and r["a"] == pytest.approx(2 * p["a"])
+    assert got[("35x35", "sa")]["done"] == pytest.approx(sum(
+        x["cpu_s"] + x["setup_cpu_s"] for x in recs) / 3600)
+    assert got[("40x40", "sa")]["done"] == 0
