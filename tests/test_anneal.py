@@ -209,8 +209,11 @@ def test_tabu_threshold_stops_reads_at_energy_zero():
 
 
 def test_time_limit_cuts_sa_reads():
-    r = solve_puzzle(CAT, "sa", seed=1, reads=1000, sweeps=2000, time_limit=0.05)
-    assert 1 <= r.sampling.reads < 1000
+    # 100,000 reads of 2,000 sweeps take minutes (a read ~7 ms here); the limit leaves ample
+    # time for the model's build, which a 0.05 s limit did not on a starved machine (the run
+    # then ended, rightly, before its first read)
+    r = solve_puzzle(CAT, "sa", seed=1, reads=100_000, sweeps=2000, time_limit=2.0)
+    assert 1 <= r.sampling.reads < 100_000
 
 
 def test_any_dimod_sampler_by_import_path():
