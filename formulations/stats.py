@@ -34,6 +34,9 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
+# imported with the module, not at the first interval: a sampler backend computes its interval
+# after its time limit is spent, and scipy.stats' first import (0.8 s) ran past the limit there
+from scipy import special
 
 from .results import tts99
 
@@ -59,14 +62,12 @@ def repeats_for(p: np.ndarray | float) -> np.ndarray:
 
 def p_interval(successes, reads, confidence: float = CONFIDENCE) -> tuple[np.ndarray, np.ndarray]:
     """The Clopper-Pearson (exact binomial) interval for the success probability (arrays)."""
-    from scipy.stats import beta
-
     k = np.asarray(successes, dtype=float)
     n = np.asarray(reads, dtype=float)
     a = (1.0 - confidence) / 2
     with np.errstate(invalid="ignore", divide="ignore"):
-        lo = np.where(k > 0, beta.ppf(a, np.maximum(k, 1e-300), n - k + 1), 0.0)
-        hi = np.where(k < n, beta.ppf(1 - a, k + 1, np.maximum(n - k, 1e-300)), 1.0)
+        lo = np.where(k > 0, special.betaincinv(np.maximum(k, 1e-300), n - k + 1, a), 0.0)
+        hi = np.where(k < n, special.betaincinv(k + 1, np.maximum(n - k, 1e-300), 1 - a), 1.0)
     return np.nan_to_num(lo, nan=0.0), np.nan_to_num(hi, nan=1.0)
 
 
@@ -74,14 +75,12 @@ def t_interval(t_samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np
     """Student t interval of the mean of the per-read times along the last axis (one row per
     run); with fewer than two samples the mean itself at both ends. The lower end is kept
     above zero (a tenth of the mean at least)."""
-    from scipy.stats import t as student
-
     x = np.asarray(t_samples, dtype=float)
     m = x.shape[-1]
     mean = x.mean(axis=-1)
     if m < 2:
         return mean, mean
-    half = student.ppf(0.5 + confidence / 2, m - 1) * x.std(axis=-1, ddof=1) / math.sqrt(m)
+    half = special.stdtrit(m - 1, 0.5 + confidence / 2) * x.std(axis=-1, ddof=1) / math.sqrt(m)
     return np.maximum(mean - half, 0.1 * mean), mean + half
 
 
