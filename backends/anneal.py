@@ -28,6 +28,10 @@ THREAD_SEED_STRIDE, so a seeded run with a fixed thread count is reproducible; `
 the budget's default depend on the cores). With a time budget to use (the command line's
 ``until_solved``) they take every core by default; statistics runs take one unless asked.
 ``info.sampler_sampling_s`` (the sampler's own timing) is summed over the threads.
+OpenJij's samplers run on one OpenMP thread (``openmp_threads``): its SQASampler otherwise
+opens a parallel region per sweep on every core, which here cost 1.2-2.3x the CPU of one thread
+for the same reads and, on a busy machine, several times the wall time (its threads spin-wait
+for each other), so neither the one clock nor a time limit held.
 """
 from __future__ import annotations
 
@@ -130,6 +134,28 @@ class _Plan:
     read_cost: float = 1.0     # one read's cost relative to dwave's SA at the same sweeps
     threads: bool = False      # its sample() releases the GIL: reads can run on several threads
     beta: tuple[float, float] | None = None  # its own default beta range (units of 1/min weight)
+    openmp: str | None = None  # the module whose OpenMP pool it samples on (module doc)
+
+
+_openmp_controller: Any = None
+
+
+@contextmanager
+def openmp_threads(plan: _Plan, threads: int = 1):
+    """While sampling, an OpenMP sampler's pool at ``threads`` (restored after). The controller
+    is made once, after the sampler's module has loaded its OpenMP runtime (1 ms to make, 16 us
+    to use); threadpoolctl, not an environment variable, because the runtime may already run.
+    OpenMP keeps the setting per thread: enter it in the thread that calls the sampler."""
+    global _openmp_controller
+    if plan.openmp is None:
+        yield
+        return
+    if _openmp_controller is None:
+        from threadpoolctl import ThreadpoolController
+        importlib.import_module(plan.openmp)
+        _openmp_controller = ThreadpoolController()
+    with _openmp_controller.limit(limits=threads, user_api="openmp"):
+        yield
 
 
 def _sampler_parameters(sampler: Any) -> set[str] | None:
@@ -683,8 +709,9 @@ def _call(plan: _Plan, sampler: Any, bqm: Any, c: dict[str, Any],
     """One sampler call; on any error ``abort`` is set, so that the interrupt function stops
     the other threads' calls between reads."""
     try:
-        ss = sampler.sample(bqm, **c)
-        ss.record  # a lazy sample set resolves here, in the calling thread
+        with openmp_threads(plan):  # in the thread that samples: the limit is per thread
+            ss = sampler.sample(bqm, **c)
+            ss.record  # a lazy sample set resolves here, in the calling thread
         return ss
     except (TypeError, ValueError) as exc:
         if abort is not None:
@@ -809,9 +836,10 @@ _PLANS = {
     # OpenJij's samplers through their dimod interface; chunked reads for the time limit
     "openjij-sa": _Plan("openjij-sa", _make("openjij", "SASampler"), OPENJIJ_SA_READS, "chunks",
                         scaled_beta=True, default_sweeps=AUTO, beta_split=True,
-                        read_cost=2.0),
+                        read_cost=2.0, openmp="openjij"),
     "openjij-sqa": _Plan("openjij-sqa", _make("openjij", "SQASampler"), OPENJIJ_SQA_READS,
-                         "chunks", default_sweeps=OPENJIJ_SQA_SWEEPS, read_cost=8.0),
+                         "chunks", default_sweeps=OPENJIJ_SQA_SWEEPS, read_cost=8.0,
+                         openmp="openjij"),
 }
 
 
@@ -847,7 +875,7 @@ NO_X_SAMPLERS = False
 # A sampler that enumerates all 2^n states takes 2^(n_x) times longer with the x variables
 # (heart5: 44 variables with x, 19 without, and a limit of 20), so it gets the model without x.
 ENUMERATORS_X = False
-_OJ_HINT = 'pip install "nonogram-formulations[openjij]" (or: pip install openjij)'
+_OJ_HINT = 'pip install "nonogram-formulations[openjij]" (or: pip install openjij threadpoolctl)'
 _SA_OPTIONS_NO_SCHEDULE = {k: v for k, v in _SA_OPTIONS.items() if k != "beta_schedule"}
 
 BACKENDS = [
@@ -876,7 +904,7 @@ BACKENDS = [
     Backend("openjij-sa", "OpenJij simulated annealing (SASampler) on the penalty QUBO (model "
                           "without x; the automatic schedule of sa)",
             _solver(_PLANS["openjij-sa"]), translation=qubo_size,
-            requires=("openjij",), install_hint=_OJ_HINT,
+            requires=("openjij", "threadpoolctl"), install_hint=_OJ_HINT,
             options=_SA_OPTIONS_NO_SCHEDULE, reproducible=True,
             check_params=_param_checker(_PLANS["openjij-sa"]), minimum=_AT_LEAST_ONE,
             use_x=NO_X_SAMPLERS),
@@ -884,7 +912,7 @@ BACKENDS = [
                            f"Carlo; --param gamma=, trotter=, beta=) on the penalty QUBO (default "
                            f"{OPENJIJ_SQA_READS} reads x {OPENJIJ_SQA_SWEEPS} sweeps)",
             _solver(_PLANS["openjij-sqa"]), translation=qubo_size,
-            requires=("openjij",), install_hint=_OJ_HINT,
+            requires=("openjij", "threadpoolctl"), install_hint=_OJ_HINT,
             options={"reads": int, "sweeps": int, **_WEIGHTS}, reproducible=True,
             check_params=_param_checker(_PLANS["openjij-sqa"]), minimum=_AT_LEAST_ONE,
             use_x=NO_X_SAMPLERS),

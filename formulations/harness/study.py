@@ -271,6 +271,13 @@ def measure(task: Task) -> dict[str, Any]:
         return measure_budget(task)
     if task.sampler in EXACT:
         return measure_exact(task)
+    from backends.anneal import openmp_threads
+
+    with openmp_threads(plan_of(task.sampler)):  # OpenJij on one thread, as its backend
+        return _measure_sampler(task)
+
+
+def _measure_sampler(task: Task) -> dict[str, Any]:
     from ..model import build_model
     from ..model.penalty import penalty_terms
     from ..puzzle import check_grid
