@@ -2,11 +2,13 @@
 module: imported by test_web_*.py)."""
 from __future__ import annotations
 
+import collections
 import os
 import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -15,18 +17,36 @@ PUZZLES = ROOT / "puzzles"
 
 
 class Server:
-    """``python -m formulations.serve --port 0`` in a subprocess; ``url`` from its first line."""
+    """``python -m formulations.serve --port 0`` in a subprocess; ``url`` from its first line.
+    A thread reads its output from then on (kept, the last lines, in ``output``), so that a
+    server that writes much never blocks on a full pipe, and a server that never says where it
+    listens fails the test after START_TIMEOUT_S instead of hanging it."""
+
+    START_TIMEOUT_S = 60.0
 
     def __init__(self, *args: str):
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen([sys.executable, "-m", "formulations.serve", "--port", "0",
                                       *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      text=True, env=env, cwd=ROOT, start_new_session=True)
-        line = self.proc.stdout.readline()
+        self.output: collections.deque[str] = collections.deque(maxlen=200)
+        first = threading.Event()
+
+        def drain() -> None:
+            for line in self.proc.stdout:
+                self.output.append(line)
+                first.set()
+            first.set()  # the server ended
+
+        self._drain = threading.Thread(target=drain, daemon=True, name="server-output")
+        self._drain.start()
+        first.wait(self.START_TIMEOUT_S)
+        line = self.output[0] if self.output else ""
         m = re.search(r"http://[\d.]+:\d+/", line)
         if not m:
             self.stop()
-            raise RuntimeError(f"the server did not start: {line!r}")
+            raise RuntimeError(f"the server did not start within {self.START_TIMEOUT_S:g} s: "
+                               f"{''.join(self.output)!r}")
         self.url = m.group(0).rstrip("/")
 
     def rss_mb(self) -> float:
@@ -47,7 +67,8 @@ class Server:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(5)
-        if self.proc.stdout:
+        self._drain.join(5)  # the output's end follows the process's
+        if not self._drain.is_alive() and self.proc.stdout:
             self.proc.stdout.close()
 
 
