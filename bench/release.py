@@ -16,7 +16,9 @@ Records: ``bench/results/release/records.jsonl.gz``, one per (instance, sampler,
 (:mod:`formulations.harness.study`); a killed run resumes from them. Per sampler and size the
 ladder of anneal lengths (sqrt(2) steps) starts at five lengths around a guess and grows by one
 step at an end while some quantile's minimum sits at that end (or is unbounded), up to the
-sampler's cap (:func:`formulations.optimal.extend_ladder`). Sizes run smallest first.
+sampler's cap (:func:`formulations.optimal.extend_ladder`). Every group's first ladder runs
+before any extension (each phase smallest size first), so that a run stopped early has every size
+measured, its optima at the first ladder's ends labelled bounds.
 """
 from __future__ import annotations
 
@@ -161,7 +163,8 @@ def guess(sampler: str, variables: int) -> int:
 class Planner:
     """``plan(records)`` for :func:`run_tasks`: per (sampler, size), every instance at every
     length of its ladder; the ladder grows once complete while a quantile's optimum is at an
-    edge or unbounded. Decisions depend on the records only, so a resumed run replays them."""
+    edge or unbounded. Decisions depend on the records only, so a resumed run replays them.
+    Order: the first ladders of every group, then the extensions, smallest size first in each."""
 
     def __init__(self, selection: dict[str, list[str]], samplers: Sequence[str], *,
                  reads: int = READS, budget: float = CPU_BUDGET_S, seeds: Sequence[int] = (0,)):
@@ -218,7 +221,9 @@ class Planner:
                 if not missing:
                     missing = self._extend(sampler, size, ladder, recs)
                 cells = math.prod(map(int, size.split("x")))
-                tasks += [((cells, order[sampler], t.length, t.instance), t) for t in missing]
+                first = set(self.initial(sampler, size))
+                tasks += [((t.length not in first, cells, order[sampler], t.length, t.instance), t)
+                          for t in missing]
         tasks.sort(key=lambda kt: kt[0])
         return [t for _, t in tasks]
 

@@ -209,3 +209,29 @@ def test_the_estimate_is_calibrated_by_each_groups_records(release):
     assert got[("35x35", "sa")]["done"] == pytest.approx(sum(
         x["cpu_s"] + x["setup_cpu_s"] for x in recs) / 3600)
     assert got[("40x40", "sa")]["done"] == 0
+
+
+def test_every_first_ladder_runs_before_any_extension(release):
+    # generated puzzles (in the repository), two per size, tabu (whose cap is above both first
+    # ladders): with 35x35's first ladder measured and its optimum at the long end (p grows
+    # with the length faster than the read's cost), the plan asks for 40x40's first ladder
+    # before 35x35's next length
+    sel = {z: release.read_selection()[z][:2] for z in ("35x35", "40x40")}
+    pl = release.Planner(sel, ["tabu"])
+    first = {z: pl.initial("tabu", z) for z in sel}
+    plan = pl({})
+    assert [(t.instance.rsplit("_", 1)[-1], t.length) for t in plan] == \
+        [(z, L) for z in ("35x35", "40x40") for L in first[z] for _ in sel[z]]
+    recs = {}
+    for key in sel["35x35"]:
+        for L in first["35x35"]:
+            k = min(100, int(100 * (L / first["35x35"][-1]) ** 3))  # TTS falls with L
+            recs[f"{key}|tabu|{L}|0"] = {
+                "key": f"{key}|tabu|{L}|0", "instance": key, "sampler": "tabu", "size": "35x35",
+                "length": L, "seed": 0, "reads": 100, "successes": k, "cpu_s": 1e-5 * L * 100}
+    plan = pl(recs)
+    longer = release.ladder_length(release.ladder_index(first["35x35"][-1], release.BASE) + 1,
+                                   release.BASE)
+    assert [(t.instance.rsplit("_", 1)[-1], t.length) for t in plan] == \
+        [("40x40", L) for L in first["40x40"] for _ in sel["40x40"]] + \
+        [("35x35", longer)] * 2
