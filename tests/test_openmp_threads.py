@@ -22,15 +22,22 @@ pytest.importorskip("dimod")
 ROOT = Path(__file__).resolve().parents[1]
 
 SCRIPT = textwrap.dedent("""
-    import json, sys
+    import json, sys, time
     import openjij
     from formulations.solving import solve_puzzle
     from formulations.io import read_puzzle
     from formulations.harness.study import Task, measure
 
-    def threads():
-        with open("/proc/self/status") as f:
-            return int(next(l for l in f if l.startswith("Threads:")).split()[1])
+    def threads(at_most=None):
+        # a joined sampling thread may still be leaving the kernel's list: wait (up to 3 s)
+        # until the count is back at ``at_most``
+        end = time.monotonic() + 3
+        while True:
+            with open("/proc/self/status") as f:
+                n = int(next(l for l in f if l.startswith("Threads:")).split()[1])
+            if at_most is None or n <= at_most or time.monotonic() > end:
+                return n
+            time.sleep(0.01)
 
     house = sys.argv[1]
     # everything but OpenJij's pool first (scipy's OpenBLAS starts its threads at import)
@@ -39,10 +46,10 @@ SCRIPT = textwrap.dedent("""
     out = {"start": threads()}
     for name in ("openjij-sqa", "openjij-sa"):
         res = solve_puzzle(read_puzzle(house), name, seed=1, reads=4, sweeps=50)
-        out[name] = [res.status.value, threads()]
+        out[name] = [res.status.value, threads(out["start"])]
     rec = measure(Task("t", "house10", house, "openjij-sqa", 50, 1, reads=4, reads_per_call=2,
                        cpu_budget_s=20))
-    out["study"] = [rec["reads"], threads()]
+    out["study"] = [rec["reads"], threads(out["start"])]
     # the same call unlimited: the pool starts (the check above could fail)
     from formulations.model import build_model, lower
     bqm = lower(build_model(read_puzzle(house), use_x=False)).to_bqm(labels="index")
@@ -61,8 +68,8 @@ def test_openjij_samples_on_one_openmp_thread():
                          capture_output=True, text=True, env=env, timeout=240, cwd=ROOT)
     assert run.returncode == 0, run.stderr[-2000:]
     out = json.loads(run.stdout.strip().splitlines()[-1])
-    start = out["start"]
-    assert out["openjij-sqa"][1] == start and out["openjij-sa"][1] == start, out
-    assert out["study"] == [4, start], out
+    start = out["start"]   # the pool would add 3 threads, which stay
+    assert out["openjij-sqa"][1] < start + 3 and out["openjij-sa"][1] < start + 3, out
+    assert out["study"][0] == 4 and out["study"][1] < start + 3, out
     assert out["unlimited"] >= start + 3, out   # unlimited, the runtime starts its pool
     assert out["after"] and all(n == 4 for n in out["after"]), out  # the limit was restored
