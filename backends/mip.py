@@ -9,7 +9,7 @@ second solve: infeasible proves the grid unique.
 
 Time limit: HiGHS's own ``time_limit`` option, set to what is left of the run, with the
 worker process killed half a second past the deadline as a backstop. Ctrl-C: the solve runs in
-a worker process (see :func:`solve`), killed at once.
+a worker process (:mod:`backends.search_process`), killed at once.
 """
 from __future__ import annotations
 
@@ -20,8 +20,9 @@ import numpy as np
 
 from formulations.model import Model
 from formulations.options import coerce
-from formulations.results import BackendError, RawAnswer, Status
+from formulations.results import BackendError, RawAnswer
 
+from . import search_process
 from .base import Backend
 
 INSTALL_HINT = 'pip install "nonogram-formulations[mip]" (or: pip install highspy)'
@@ -150,11 +151,8 @@ def _search(conn, model: Model, block: list[int], unique: bool, end: float | Non
     ``unique`` and solved) cut off the grid, solve again and send ``("second", ...)``.
     ``outcome``: solved, infeasible, unknown or an error text. ``end``: the deadline as
     ``time.time()`` (shared by both processes)."""
-    import signal
-
     import highspy
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the caller decides how a Ctrl-C ends
     MS = highspy.HighsModelStatus
     h = _highs()
     if seed is not None:
@@ -196,98 +194,23 @@ def _search(conn, model: Model, block: list[int], unique: bool, end: float | Non
     conn.send(("second", second, values, dict(info)))
 
 
-GRACE_S = 0.5
-"""How long past the deadline the worker may run before it is killed (HiGHS's presolve checks
-its time limit only between its passes)."""
-
-
-def _context():
-    import multiprocessing as mp
-
-    return mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-
-
 def solve(nm: Any, *, time_limit: float | None = None, seed: int | None = None,
           unique: bool = False, params: dict[str, Any] | None = None) -> RawAnswer:
     """Solve in a worker process and (``unique``) cut off the first grid and solve again.
 
-    Why a process: HiGHS's presolve (seconds to minutes on a 60x60 survey puzzle) neither
-    checks the user-interrupt callback nor its time limit often, so a thread could not be
-    stopped within a second; a process can. The worker ignores SIGINT; on Ctrl-C here it is
-    killed and KeyboardInterrupt goes on; past the deadline (plus :data:`GRACE_S`) it is killed
-    and the answer is what it had sent (a first grid without a verdict, or nothing)."""
-    t0 = time.perf_counter()
+    Why a process (:mod:`backends.search_process`): HiGHS's presolve (seconds to minutes on a
+    60x60 survey puzzle) neither checks the user-interrupt callback nor its time limit often,
+    so a thread could not be stopped within a second; a process can. On Ctrl-C it is killed
+    and KeyboardInterrupt goes on; past the deadline (plus ``GRACE_S``) it is killed and the
+    answer is what it had sent (a first grid without a verdict, or nothing)."""
     model = nm.model
-    n = model.num_variables
     block = nm.blocking_variables() if unique else []
     model._arrays()  # built once here, inherited by a forked worker
     end = None if time_limit is None else time.time() + max(0.0, time_limit)
-    ctx = _context()
-    recv, send = ctx.Pipe(duplex=False)
-    worker = ctx.Process(target=_search, name="highs-worker", daemon=True,
-                         args=(send, model, block, unique, end, seed, {**TUNED, **(params or {})}))
-    worker.start()
-    send.close()
-    got: dict[str, tuple] = {}
-    killed = False
-    try:
-        while True:
-            if recv.poll(0.1):
-                try:
-                    kind, outcome, values, info = recv.recv()
-                except EOFError:
-                    break
-                got[kind] = (outcome, values, info)
-                if kind == "second" or outcome != "solved" or not (unique and block):
-                    break
-            elif not worker.is_alive():
-                if recv.poll(0):  # a last message sent just before it ended
-                    continue
-                break
-            elif end is not None and time.time() > end + GRACE_S:
-                killed = True
-                break
-    except KeyboardInterrupt:
-        worker.kill()
-        worker.join()
-        raise
-    finally:
-        if worker.is_alive():
-            worker.kill()
-        worker.join()
-        recv.close()
-    elapsed = time.perf_counter() - t0
-    if "first" not in got:
-        if killed:
-            return RawAnswer(Status.UNKNOWN, solve_s=elapsed, info={"killed_at_deadline": True},
-                             message="time limit reached before a solution")
-        return RawAnswer(Status.ERROR, solve_s=elapsed,
-                         message=f"the HiGHS worker ended without an answer "
-                                 f"(exit code {worker.exitcode})")
-    outcome, first, info = got["first"]
-    info = {**info, "rows": model.num_constraints, "columns": n}
-    if killed:
-        info["killed_at_deadline"] = True
-    if outcome == "infeasible":
-        return RawAnswer(Status.INFEASIBLE, solve_s=elapsed, info=info)
-    if outcome == "unknown":
-        return RawAnswer(Status.UNKNOWN, solve_s=elapsed, info=info,
-                         message="time limit reached before a solution")
-    if outcome != "solved":
-        return RawAnswer(Status.ERROR, solve_s=elapsed, info=info, message=outcome)
-    found, proven = [first], None
-    if unique:
-        if not block:
-            proven = True
-        elif "second" in got:
-            second, values, info2 = got["second"]
-            info.update(info2)
-            if second == "infeasible":
-                proven = True
-            elif second == "solved":
-                found.append(values)
-                proven = False
-    return RawAnswer(Status.SOLVED, tuple(found), solve_s=elapsed, proven_unique=proven, info=info)
+    return search_process.search(
+        _search, (model, block, unique, end, seed, {**TUNED, **(params or {})}), solver="HiGHS",
+        unique=unique, block=block, end=end,
+        info={"rows": model.num_constraints, "columns": model.num_variables})
 
 
 BACKENDS = [

@@ -26,13 +26,20 @@ Uniqueness: the first model's values on the variables that fix the grid
 (``blocking_variables``) are excluded by one clause and the same solver (incremental, its
 learnt clauses kept) is asked again. UNSAT then proves the grid unique.
 
-Time limit and Ctrl-C: pysat offers ``interrupt()`` for the MiniSat family only (CaDiCaL and
-Kissat raise NotImplementedError) and CaDiCaL's solve holds the GIL, so no timer thread could
-run. With a time limit the search runs in slices bounded by a conflict budget
-(``conf_budget``), each aimed at :data:`SLICE_S` seconds by the rate the previous slice showed,
-and the deadline is checked between slices; the solver keeps its learnt clauses from one slice
-to the next. Ctrl-C: on the main thread pysat catches SIGINT during a solve and raises its own
-error, turned here into KeyboardInterrupt (a signal between slices reaches Python directly).
+Time limit and Ctrl-C: the translation and the search run in a worker process
+(:mod:`backends.search_process`), killed at once on Ctrl-C and half a second past the deadline.
+A thread could not do it: pysat offers ``interrupt()`` for the MiniSat family only (CaDiCaL and
+Kissat raise NotImplementedError), CaDiCaL's solve holds the GIL, and on the main thread pysat
+swaps Python's SIGINT handler for one that ``longjmp``s out of the C++ solver, skipping
+destructors and lock releases: a Ctrl-C that landed while CaDiCaL was in malloc left the run
+hung in ``free`` for good (webpbn #22336: 2 of 16 runs here, and one in CI). The worker blocks
+SIGINT, so that handler never runs. Without a time limit the search is one ``solve`` call, the
+same on every run. With one it runs in slices bounded by a conflict budget (``conf_budget``),
+each aimed at :data:`SLICE_S` seconds by the rate the previous slice showed, the deadline
+checked between them (the solver keeps its learnt clauses from one slice to the next), so that
+the run ends with "unknown" rather than being killed; the kill is the backstop for CaDiCaL's
+inprocessing, which the conflict budget does not bound (one slice of 55 conflicts took 11 s on
+#22336).
 """
 from __future__ import annotations
 
@@ -47,8 +54,9 @@ import numpy as np
 from formulations.clock import Deadline
 from formulations.model import Model, Sense
 from formulations.options import coerce
-from formulations.results import BackendError, ModelRefused, RawAnswer, Remedy, Status
+from formulations.results import BackendError, ModelRefused, RawAnswer, Remedy
 
+from . import search_process
 from .base import Backend
 
 INSTALL_HINT = 'pip install "nonogram-formulations[sat]" (or: pip install python-sat)'
@@ -66,9 +74,16 @@ DIRECT_MAX = 64
 """Most clauses a constraint may take in the direct form before it goes through pysat.card."""
 SLICE_S = 0.2
 """Seconds one slice of a time-limited search aims at (the deadline is checked between)."""
-FIRST_BUDGET = 2000
-"""Conflicts of the first slice (a deterministic start: small puzzles end within it)."""
-MIN_BUDGET = 100
+FIRST_BUDGET = 100
+"""Conflicts of the first slice of a time-limited search. Each next one doubles while slices
+are quick, so the start is deterministic (small puzzles end in it, the same way on every run);
+on a large CNF 2,000 conflicts took 9 s (webpbn #22336 under load)."""
+MIN_BUDGET = 10
+LOAD_CHUNK = 65536
+"""Clauses handed to the solver between two checks of the deadline."""
+UNSLICEABLE = frozenset({"lingeling"})
+"""pysat solvers without ``solve_limited`` (NotImplementedError): one ``solve`` call even with a
+time limit, ended by the worker's kill at the deadline."""
 
 
 @dataclass(frozen=True)
@@ -381,23 +396,11 @@ def check_params(params: dict[str, Any]) -> None:
     _new_solver(SOLVER, params, None).delete()
 
 
-def _guarded(call):
-    """A pysat call whose SIGINT (pysat's own handler on the main thread) is KeyboardInterrupt."""
-    import pysolvers
-
-    try:
-        return call()
-    except pysolvers.error as exc:
-        if "interrupt" in str(exc):
-            raise KeyboardInterrupt from None
-        raise
-
-
-def _search(s, clock: Deadline, stats: dict[str, Any]) -> bool | None:
+def _search(s, clock: Deadline, stats: dict[str, Any], sliced: bool = True) -> bool | None:
     """True (SAT), False (UNSAT) or None (the deadline came first)."""
-    if clock.end is None:
+    if clock.end is None or not sliced:  # one call: the same search on every run
         stats["slices"] = stats.get("slices", 0) + 1
-        return _guarded(s.solve)
+        return s.solve()
     budget = FIRST_BUDGET
     while True:
         left = clock.left()
@@ -405,14 +408,14 @@ def _search(s, clock: Deadline, stats: dict[str, Any]) -> bool | None:
             return None
         s.conf_budget(budget)
         t = time.perf_counter()
-        got = _guarded(s.solve_limited)
+        got = s.solve_limited()
         took = time.perf_counter() - t
         stats["slices"] = stats.get("slices", 0) + 1
         if got is not None:
             return got
         rate = budget / max(took, 1e-4)  # conflicts per second in this slice
         left = clock.left() or 0.0
-        budget = int(max(MIN_BUDGET, min(rate * min(SLICE_S, left), 4 * budget)))
+        budget = int(max(MIN_BUDGET, min(rate * min(SLICE_S, left), 2 * budget)))
 
 
 def _values(s, n: int) -> np.ndarray:
@@ -428,48 +431,56 @@ def solve(nm: Any, *, time_limit: float | None = None, seed: int | None = None,
           unique: bool = False, solver: str = SOLVER, card: str = CARD,
           direct_max: int = DIRECT_MAX, links: str = LINKS,
           params: dict[str, Any] | None = None) -> RawAnswer:
-    """Translate, solve, and (``unique``) exclude the first grid and solve again."""
-    t0 = time.perf_counter()
-    clock = Deadline.of(time_limit)
+    """Translate, solve, and (``unique``) exclude the first grid and solve again, all in a
+    worker process (:mod:`backends.search_process`; module docstring: why)."""
     name = solver_name(solver)
     if direct_max < 0:
         raise BackendError(f"direct_max must be 0 or more clauses, got {direct_max}")
-    cnf = to_cnf(nm.model, card=card, direct_max=direct_max, links=links, deadline=clock)
-    translate_s = time.perf_counter() - t0
-    n = nm.model.num_variables
+    _card_type(card)  # refused here, before a worker starts
+    if links not in ("pairs", "card"):
+        raise BackendError(f"links must be pairs or card, got {links!r}")
+    model = nm.model
+    block = nm.blocking_variables() if unique else []
+    model._arrays()  # built once here, inherited by a forked worker
+    end = None if time_limit is None else time.time() + max(0.0, time_limit)
+    return search_process.search(
+        _worker, (model, block, unique, end, seed, name, card, direct_max, links, params or {}),
+        solver="SAT", unique=unique, block=block, end=end, info={})
+
+
+def _worker(conn: Any, model: Model, block: list[int], unique: bool, end: float | None,
+            seed: int | None, name: str, card: str, direct_max: int, links: str,
+            params: dict[str, Any]) -> None:
+    """The worker: translate, load, search; send ``first`` (and ``second``) as
+    :mod:`backends.search_process` expects."""
+    t0 = time.perf_counter()
+    clock = Deadline(None if end is None else end - time.time())
+    cnf = to_cnf(model, card=card, direct_max=direct_max, links=links, deadline=clock)
+    n = model.num_variables
     info: dict[str, Any] = {"sat_solver": name, "clauses": len(cnf.clauses),
                             "sat_variables": cnf.variables, "direct": cnf.direct,
                             "card_encoded": cnf.encoded, "paired": cnf.paired,
-                            "translate_s": round(translate_s, 6)}
-    s = _new_solver(name, params or {}, seed)
+                            "translate_s": round(time.perf_counter() - t0, 6)}
+    s = _new_solver(name, params, seed)
     try:
-        clock.check("loading the CNF")
-        s.append_formula(cnf.clauses)
-        got = _search(s, clock, info)
-        if got is None:
-            return RawAnswer(Status.UNKNOWN, solve_s=time.perf_counter() - t0, info=info,
-                             message="time limit reached before a solution")
-        if not got:
-            return RawAnswer(Status.INFEASIBLE, solve_s=time.perf_counter() - t0, info=info)
-        first = _values(s, n)
-        info["first_s"] = time.perf_counter() - t0
-        found, proven = [first], None
-        if unique:
-            block = nm.blocking_variables()
-            if not block:  # nothing free: the grid is the only one
-                proven = True
-            else:
-                s.add_clause([-(v + 1) if first[v] else v + 1 for v in block])
-                again = _search(s, clock, info)
-                if again is False:
-                    proven = True
-                elif again:
-                    found.append(_values(s, n))
-                    proven = False
-        return RawAnswer(Status.SOLVED, tuple(found), solve_s=time.perf_counter() - t0,
-                         proven_unique=proven, info=info)
+        for at in range(0, len(cnf.clauses), LOAD_CHUNK):  # 1.5 s for 1.2M clauses
+            clock.check("loading the CNF")
+            s.append_formula(cnf.clauses[at:at + LOAD_CHUNK])
+        got = _search(s, clock, info, name not in UNSLICEABLE)
+        first = _values(s, n) if got else None
+        if got:
+            info["first_s"] = round(time.perf_counter() - t0, 6)
+        conn.send(("first", _OUTCOME[got], first, dict(info)))
+        if not (got and unique and block):
+            return
+        s.add_clause([-(v + 1) if first[v] else v + 1 for v in block])
+        again = _search(s, clock, info, name not in UNSLICEABLE)
+        conn.send(("second", _OUTCOME[again], _values(s, n) if again else None, dict(info)))
     finally:
         s.delete()
+
+
+_OUTCOME = {True: "solved", False: "infeasible", None: "unknown"}
 
 
 BACKENDS = [

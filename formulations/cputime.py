@@ -1,5 +1,5 @@
 """The one CPU clock of the package: CPU seconds of this process (every thread) plus those of
-its finished child processes (a backend's worker process: ``mip``, ``qbpp``), so that a
+its finished child processes (a backend's worker process: ``sat``, ``mip``, ``qbpp``), so that a
 backend that solves in a worker is timed like one that solves in-process.
 
 Threads: process CPU counts every thread, so a run on several threads (CP-SAT's ``workers``,
