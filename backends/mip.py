@@ -201,8 +201,8 @@ def solve(nm: Any, *, time_limit: float | None = None, seed: int | None = None,
     Why a process (:mod:`backends.search_process`): HiGHS's presolve (seconds to minutes on a
     60x60 survey puzzle) neither checks the user-interrupt callback nor its time limit often,
     so a thread could not be stopped within a second; a process can. On Ctrl-C it is killed
-    and KeyboardInterrupt goes on; past the deadline (plus ``GRACE_S``) it is killed and the
-    answer is what it had sent (a first grid without a verdict, or nothing)."""
+    and KeyboardInterrupt goes on; past the deadline (plus ``search_process.GRACE_S``) it is
+    killed and the answer is what it had sent (a first grid without a verdict, or nothing)."""
     model = nm.model
     block = nm.blocking_variables() if unique else []
     model._arrays()  # built once here, inherited by a forked worker

@@ -396,11 +396,25 @@ def check_params(params: dict[str, Any]) -> None:
     _new_solver(SOLVER, params, None).delete()
 
 
+def _guarded(call):
+    """A pysat call whose SIGINT is KeyboardInterrupt. Only in place (a daemonic process, see
+    :mod:`backends.search_process`) can pysat's own handler run; it ends the solve with its own
+    error, which would otherwise read as a failure."""
+    import pysolvers
+
+    try:
+        return call()
+    except pysolvers.error as exc:
+        if "interrupt" in str(exc):
+            raise KeyboardInterrupt from None
+        raise
+
+
 def _search(s, clock: Deadline, stats: dict[str, Any], sliced: bool = True) -> bool | None:
     """True (SAT), False (UNSAT) or None (the deadline came first)."""
     if clock.end is None or not sliced:  # one call: the same search on every run
         stats["slices"] = stats.get("slices", 0) + 1
-        return s.solve()
+        return _guarded(s.solve)
     budget = FIRST_BUDGET
     while True:
         left = clock.left()
@@ -408,7 +422,7 @@ def _search(s, clock: Deadline, stats: dict[str, Any], sliced: bool = True) -> b
             return None
         s.conf_budget(budget)
         t = time.perf_counter()
-        got = s.solve_limited()
+        got = _guarded(s.solve_limited)
         took = time.perf_counter() - t
         stats["slices"] = stats.get("slices", 0) + 1
         if got is not None:
@@ -437,6 +451,9 @@ def solve(nm: Any, *, time_limit: float | None = None, seed: int | None = None,
     if direct_max < 0:
         raise BackendError(f"direct_max must be 0 or more clauses, got {direct_max}")
     _card_type(card)  # refused here, before a worker starts
+    if name in UNSLICEABLE and time_limit is not None and search_process.runs_in_place():
+        raise BackendError(f"SAT solver '{solver}' cannot keep a time limit in a daemonic process "
+                           f"(one solve call, no worker to stop): pick another, e.g. {SOLVER}")
     if links not in ("pairs", "card"):
         raise BackendError(f"links must be pairs or card, got {links!r}")
     model = nm.model

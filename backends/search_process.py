@@ -48,13 +48,26 @@ class _Inbox:
         self.messages.append(message)
 
 
+def _block_sigint() -> Any:
+    """Block SIGINT in this thread (ignore it where there is no signal mask); the old mask."""
+    if hasattr(signal, "pthread_sigmask"):
+        return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return None
+
+
+def runs_in_place() -> bool:
+    """Whether :func:`search` would run its target in this process (a daemonic process)."""
+    return bool(multiprocessing.current_process().daemon)
+
+
 def _run_target(conn: Any, target: Callable[..., None], args: tuple, in_place: bool) -> None:
     """Run ``target``, its failures turned into messages: ``("out_of_time", stage, None, {})``,
     ``("refused", text, None, {})`` (a BackendError) or ``("error", text, None, {})``. In a
     worker SIGINT is blocked (the caller decides how a Ctrl-C ends, and a native library's own
     handler can never run) and the worker dies with its caller."""
     if not in_place:
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        _block_sigint()
         die_with_parent()
     try:
         target(conn, *args)
@@ -77,7 +90,7 @@ def search(target: Callable[..., None], args: tuple, *, solver: str, unique: boo
     worker's figures. Ctrl-C kills the worker and goes on up as KeyboardInterrupt."""
     t0 = time.perf_counter()
     second_wanted = unique and bool(block)
-    if multiprocessing.current_process().daemon:
+    if runs_in_place():
         inbox = _Inbox()
         _run_target(inbox, target, args, True)
         got = {m[0]: m[1:] for m in inbox.messages}
@@ -94,11 +107,20 @@ def _collect(target: Callable[..., None], args: tuple, solver: str, second_wante
     recv, send = ctx.Pipe(duplex=False)
     worker = ctx.Process(target=_run_target, name=f"{solver}-worker", daemon=True,
                          args=(send, target, args, False))
-    worker.start()
-    send.close()
     got: dict[str, tuple] = {}
     killed = False
     try:
+        # the worker starts with SIGINT blocked (a mask survives fork and exec), so that a
+        # Ctrl-C before it blocks the signal itself cannot print its traceback; one that
+        # reaches this thread meanwhile is raised here once the mask is back
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) \
+            if hasattr(signal, "pthread_sigmask") else None
+        try:
+            worker.start()
+        finally:
+            if mask is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        send.close()
         while True:
             if recv.poll(0.1):
                 try:
@@ -115,14 +137,12 @@ def _collect(target: Callable[..., None], args: tuple, solver: str, second_wante
             elif end is not None and time.time() > end + GRACE_S:
                 killed = True
                 break
-    except KeyboardInterrupt:
-        worker.kill()
-        worker.join()
-        raise
-    finally:
-        if worker.is_alive():
-            worker.kill()
-        worker.join()
+    finally:  # Ctrl-C included: the worker is killed and joined, and KeyboardInterrupt goes on
+        if worker.pid is not None:
+            if worker.is_alive():
+                worker.kill()
+            worker.join()
+        send.close()
         recv.close()
     return got, killed, exit_text(worker.exitcode)
 
