@@ -451,11 +451,11 @@ def solve(nm: Any, *, time_limit: float | None = None, seed: int | None = None,
     if direct_max < 0:
         raise BackendError(f"direct_max must be 0 or more clauses, got {direct_max}")
     _card_type(card)  # refused here, before a worker starts
+    if links not in ("pairs", "card"):
+        raise BackendError(f"links must be pairs or card, got {links!r}")
     if name in UNSLICEABLE and time_limit is not None and search_process.runs_in_place():
         raise BackendError(f"SAT solver '{solver}' cannot keep a time limit in a daemonic process "
                            f"(one solve call, no worker to stop): pick another, e.g. {SOLVER}")
-    if links not in ("pairs", "card"):
-        raise BackendError(f"links must be pairs or card, got {links!r}")
     model = nm.model
     block = nm.blocking_variables() if unique else []
     model._arrays()  # built once here, inherited by a forked worker

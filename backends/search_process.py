@@ -48,12 +48,12 @@ class _Inbox:
         self.messages.append(message)
 
 
-def _block_sigint() -> Any:
-    """Block SIGINT in this thread (ignore it where there is no signal mask); the old mask."""
+def _block_sigint() -> None:
+    """Block SIGINT in this thread (ignore it where there is no signal mask)."""
     if hasattr(signal, "pthread_sigmask"):
-        return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    return None
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    else:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def runs_in_place() -> bool:
@@ -149,12 +149,11 @@ def _collect(target: Callable[..., None], args: tuple, solver: str, second_wante
 
 def _answer(got: dict[str, tuple], killed: bool, ended: str, *, solver: str, unique: bool,
             block: list[int], elapsed: float, info: dict[str, Any]) -> RawAnswer:
-    if "first" not in got:  # raised in the caller as they would have been in place
-        if "out_of_time" in got:
+    if "first" not in got:
+        if "out_of_time" in got:  # raised in the caller as they would have been in place
             raise OutOfTime(got["out_of_time"][0])
         if "refused" in got:
             raise BackendError(got["refused"][0])
-    if "first" not in got:
         if "error" in got:
             return RawAnswer(Status.ERROR, solve_s=elapsed, info=dict(info),
                              message=f"{solver}: {got['error'][0]}")
@@ -165,7 +164,10 @@ def _answer(got: dict[str, tuple], killed: bool, ended: str, *, solver: str, uni
         return RawAnswer(Status.ERROR, solve_s=elapsed, info=dict(info),
                          message=f"the {solver} worker ended without an answer ({ended})")
     outcome, first, figures = got["first"]
-    figures = {**figures, **info}
+    figures = dict(figures)
+    if "second" in got:
+        figures.update(got["second"][2])
+    figures.update(info)
     if killed:
         figures["killed_at_deadline"] = True
     if outcome == "infeasible":
@@ -181,9 +183,7 @@ def _answer(got: dict[str, tuple], killed: bool, ended: str, *, solver: str, uni
         if not block:  # nothing free: the grid is the only one
             proven = True
         elif "second" in got:
-            second, values, later = got["second"]
-            figures.update(later)
-            figures.update(info)
+            second, values, _ = got["second"]
             if second == "infeasible":
                 proven = True
             elif second == "solved":

@@ -205,8 +205,8 @@ def _default_sigint() -> None:
 def test_ctrl_c_interrupts_the_search_exit_130(backend, puzzle, after):
     # 22336's first grid takes CaDiCaL about a minute; its CNF (1.2M clauses) is built and
     # loaded in the first seconds. On the main thread pysat's own SIGINT handler longjmp'd out
-    # of the solver and hung about one run in seven (CI, and 1 of 10 here): the run must end
-    # at once, with its record, wherever the signal lands
+    # of the solver and hung the run in free() (2 of 16 runs here, once in CI): the run must
+    # end at once, with its record, wherever the signal lands
     if backend not in INSTALLED:
         pytest.skip(f"{backend} not installed")
     path = CORPUS / "webpbn-survey-non" / f"{puzzle}.non"
