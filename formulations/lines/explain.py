@@ -160,9 +160,24 @@ class Explanation:
 
 # -- placement counts ----------------------------------------------------------------------------
 
+try:  # compiled (formulations/lines/_count.c, lines of up to 127 cells); else Python's loop
+    from ._count import count as _count
+except ImportError:  # a tree built before _count.c existed: the same counts, slower
+    _count = None
+
+
 def count_placements(spec: LineSpec, masks: Sequence[int]) -> int:
     """Placements of a line's clue that agree with its masks (one position bit set per colour
     index, bit ``p`` set while cell ``p`` may take that colour), counted exactly."""
+    if _count is not None:
+        got = _count(spec, masks)
+        if got is not None:
+            return got
+    return _count_py(spec, masks)
+
+
+def _count_py(spec: LineSpec, masks: Sequence[int]) -> int:
+    """:func:`count_placements` with Python's integers (any length)."""
     n, lens, cidx, gaps = spec
     W = masks[0]
     m = len(lens)
@@ -237,11 +252,14 @@ class _EngineBoard:
         out = []
         for lid, old, res, changed in raw:
             K = res[1]
+            bits = enumerate(format(changed, "b")[::-1])
             if lid < h:
-                cells = tuple((lid, p, black if K >> p & 1 else 0) for p in _bits(changed))
+                cells = tuple([(lid, p, black if K >> p & 1 else 0)
+                               for p, ch in bits if ch == "1"])
             else:
                 j = lid - h
-                cells = tuple((p, j, black if K >> p & 1 else 0) for p in _bits(changed))
+                cells = tuple([(p, j, black if K >> p & 1 else 0)
+                               for p, ch in bits if ch == "1"])
             out.append((lid, cells, old))
         return out
 
@@ -426,11 +444,14 @@ class _Run:
 
     def line_steps(self, raw: list) -> list[LineStep]:
         b = self.board
-        out = []
-        for lid, cells, old in b.steps(raw):
-            n = count_placements(b.specs[lid], old) if self.counts else None
-            out.append(LineStep(self.ref(lid), cells, n))
-        return out
+        specs, refs = b.specs, self.refs
+        if self.counts:
+            return [LineStep(refs[lid], cells, count_placements(specs[lid], old))
+                    for lid, cells, old in b.steps(raw)]
+        return [LineStep(refs[lid], cells) for lid, cells, old in b.steps(raw)]
+
+    def __post_init__(self) -> None:
+        self.refs = [self.ref(lid) for lid in range(self.board.h + self.board.w)]
 
 
 def _failing_line(board, state: list[int], near: Sequence[int]) -> int | None:
