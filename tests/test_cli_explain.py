@@ -70,3 +70,18 @@ def test_impossible_puzzle_explained_to_its_contradiction():
 def test_without_the_flags_the_json_has_no_explanation():
     r = run("puzzles/heart5.txt", "--backend", "lines", "--json")
     assert "explanation" not in json.loads(r.stdout)
+
+
+def test_a_cut_explanation_says_so(corpus_dir):
+    """knotty (Wolter's survey) takes the line engine minutes: with --time-limit the trace gets
+    what the solve left, stops, and is not rated."""
+    path = corpus_dir / "wolter-survey-xml" / "knotty.xml"
+    if not path.is_file():
+        import pytest
+        pytest.skip("knotty.xml absent")
+    r = run(str(path), "--backend", "lines", "--time-limit", "2", "--difficulty", "--json")
+    assert r.returncode == 1
+    ex = json.loads(r.stdout)["explanation"]
+    assert ex["status"] == "unknown" and ex["difficulty"]["level"] is None
+    r = run(str(path), "--backend", "lines", "--time-limit", "2", "--difficulty")
+    assert "difficulty: not rated (the explanation stopped at the time limit" in r.stdout

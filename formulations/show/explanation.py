@@ -116,13 +116,17 @@ LEGEND = ("#/. decided by line logic alone; @/: (filled/empty) decided after lin
 
 def difficulty_text(puzzle: Puzzle, ex: Explanation) -> str:
     d = ex.difficulty
+    if ex.status.value != "solved":
+        why = ("the puzzle has no solution" if ex.status.value == "infeasible"
+               else f"the explanation stopped at the time limit after {len(ex.steps)} steps")
+        return f"difficulty: not rated ({why})"
     out = [f"difficulty: level {d.level if d.level is not None else '-'} of 5 ({d.label})",
            f"line-solvable: {'yes' if d.line_solvable else 'no'}; {_n(d.line_steps, 'line step')}, "
            f"{_n(d.probe_steps, 'probe')} (longest chain {d.max_chain}), "
            f"{_n(d.guesses, 'guess', 'guesses')}; "
            f"{len(d.beyond_lines)} of {puzzle.height * puzzle.width} cells need more than "
            "line logic"]
-    if ex.status.value == "solved" and d.beyond_lines:
+    if d.beyond_lines:
         chars = colour_chars(puzzle)
         beyond = set(d.beyond_lines)
         probe, guess = set(d.by_probe), set(d.by_guess)
