@@ -24,6 +24,7 @@ state does not show. Both settle a line with the compiled ``settle_masks``.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence, Union
 
@@ -283,19 +284,16 @@ class _EngineBoard:
     def grid(self, state: list[int]) -> Grid:
         return self.eng.grid(state)
 
-    # a pass of probes skips the (cell, value)s an earlier probe of the pass implied
+    # the grid board skips the (cell, value)s an earlier probe of a pass implied; here a probe
+    # (compiled propagation) costs less than keeping track of them in Python
     def implied_reset(self) -> None:
-        self._imp = [[0, 0] for _ in range(self.h)]
+        pass
 
     def implied_add(self, child: list[int]) -> None:
-        imp = self._imp
-        for i in range(self.h):
-            W, K = child[2 * i], child[2 * i + 1]
-            imp[i][0] |= W & ~K
-            imp[i][1] |= K & ~W
+        pass
 
     def implied(self, i: int, j: int, v: int) -> bool:
-        return bool(self._imp[i][1 if v == self.black else 0] >> j & 1)
+        return False
 
 
 class _GridBoard:
@@ -438,6 +436,7 @@ class _Run:
     counts: bool
     h: int
     steps: list = field(default_factory=list)
+    probe_from: tuple[int, int] = (0, 0)  # where the next pass of probes starts
 
     def ref(self, lid: int) -> LineRef:
         return ("row", lid) if lid < self.h else ("column", lid - self.h)
@@ -498,7 +497,9 @@ def _probe(run: _Run, state: list[int], clock: Deadline):
     board = run.board
     h = board.h
     board.implied_reset()
-    for n, (i, j) in enumerate(board.open_cells(state)):
+    cells = list(board.open_cells(state))
+    start = bisect_left(cells, run.probe_from)  # round robin: on from the last probe taken
+    for n, (i, j) in enumerate(cells[start:] + cells[:start]):
         if not n & 31:
             clock.check("explaining (probes)")
         cands = board.candidates(state, i, j)
@@ -519,6 +520,7 @@ def _probe(run: _Run, state: list[int], clock: Deadline):
             ok = board.propagate(child, (i, h + j), raw)
             assert not ok, "a probe's propagation changed its outcome when recorded"
             chain, line = _contradiction(run, state, raw, (i, j, v))
+            run.probe_from = (i, j)
             return ProbeStep((i, j, v), line, tuple(chain), ((i, j, cands[1 - k]),))
     return None
 
