@@ -54,6 +54,6 @@ __all__ = [
 
 def installed_backends() -> list[str]:
     """The registered backend names that are installed here."""
-    from backends import available_backends
+    from formulations.backends import available_backends
 
     return available_backends()

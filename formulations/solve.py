@@ -172,7 +172,7 @@ def _options(args: argparse.Namespace, backend) -> dict[str, Any]:
 def _not_an_option(name: str, backend) -> str:
     """A backend-option flag given to a backend that does not take it, e.g. ``--reads`` (a
     sampler option) for cpsat, with the backends that do take it."""
-    from backends import all_backends
+    from formulations.backends import all_backends
     flag = {"beta_schedule": "schedule"}.get(name, name).replace("_", "-")
     takers = [b.name for b in all_backends() if name in b.options]
     return (f"--{flag} does not apply to backend '{backend.name}'"
@@ -180,7 +180,7 @@ def _not_an_option(name: str, backend) -> str:
 
 
 def list_backends() -> str:
-    from backends import all_backends, prefix_forms
+    from formulations.backends import all_backends, prefix_forms
     lines = []
     for b in all_backends():
         ok = b.available()
@@ -193,7 +193,7 @@ def list_backends() -> str:
 def backends_record() -> dict[str, Any]:
     """``--list-backends --json``: every registered backend (name, installed, the model variant
     it gets, description, install hint) and the prefixed families' forms."""
-    from backends import all_backends, prefix_forms
+    from formulations.backends import all_backends, prefix_forms
     rows = []
     for b in all_backends():
         rows.append({"name": b.name, "installed": b.available(),
@@ -310,7 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return out.fail(EXIT_BAD_INPUT, str(exc), path=where, backend=args.backend)
     puzzle = None
     try:
-        from backends import get_backend
+        from formulations.backends import get_backend
 
         from .io import read_puzzle
 
@@ -395,7 +395,7 @@ def _export(args: argparse.Namespace, puzzle: Puzzle, out: _Out) -> int:
                                "--presolve")
     from .model import build_model, export_bqm
 
-    from backends import get_backend
+    from formulations.backends import get_backend
 
     # the model --backend (default cpsat) would be given, by the rule every entry point follows
     use_x = get_backend(args.backend).model_x(args.use_x)

@@ -133,7 +133,7 @@ def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None =
     A model the backend cannot take, or one over ``max_model_mb`` (estimated from the clues
     before building), raises :class:`~formulations.results.ModelRefused`.
     """
-    from backends import get_backend
+    from formulations.backends import get_backend
 
     if time_limit is not None and not time_limit >= 0:
         raise BackendError(f"time_limit must be a number of seconds >= 0, got {time_limit!r}")

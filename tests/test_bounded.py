@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import CORPUS_DIR
 
-import backends
+from formulations import backends
 from formulations.io.writers import write_non
 from formulations.puzzle import puzzle_from_grid
 from formulations.testing.stopwatch import Stopwatch

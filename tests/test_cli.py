@@ -135,6 +135,6 @@ def test_export_bqm_writes_files_that_dimod_reads(tmp_path):
 def test_list_backends_names_every_registered_backend():
     p = run("--list-backends")
     assert p.returncode == 0
-    import backends
+    from formulations import backends
     for name in backends.names():
         assert name in p.stdout

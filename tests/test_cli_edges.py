@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import backends
+from formulations import backends
 
 ROOT = Path(__file__).resolve().parents[1]
 HEART = str(ROOT / "puzzles" / "heart5.txt")
@@ -162,7 +162,7 @@ def test_the_input_cap_is_shown_in_bytes_when_small():
 # -- the ladder's budget --------------------------------------------------------------------------
 
 def test_ladder_cell_has_a_default_budget():
-    from backends.ladder import DEFAULT_BUDGET_S
+    from formulations.backends.ladder import DEFAULT_BUDGET_S
 
     p = run(CAT, "--backend", "ladder:cell", "--json")  # cell backtracking: minutes on the cat
     record = json.loads(p.stdout)

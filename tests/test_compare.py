@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from backends import available_backends
+from formulations.backends import available_backends
 from formulations import harness as cmp
 from formulations.show.plots import parse_grid
 from formulations.puzzle import check_grid

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import backends
+from formulations import backends
 from formulations.puzzle import check_grid, puzzle_from_grid
 from formulations.io import read_puzzle
 from formulations.results import Status
@@ -112,7 +112,7 @@ def test_the_kit_catches_a_backend_that_breaks_the_contract():
     # the kit must say so, not pass it.
     import time as _time
 
-    from backends.base import Backend
+    from formulations.backends.base import Backend
     from formulations.results import RawAnswer
 
     def slow_and_wrong(nm, *, time_limit=None, seed=None, unique=False):

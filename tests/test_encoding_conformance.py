@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import backends
+from formulations import backends
 from formulations.io import read_puzzle
 from formulations.model import ENCODINGS
 from formulations.puzzle import check_grid, puzzle_from_grid

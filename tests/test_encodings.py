@@ -126,7 +126,7 @@ def cpsat_grids(nm) -> list:
     pytest.importorskip("ortools")
     from ortools.sat.python import cp_model
 
-    from backends.cpsat import to_cpsat
+    from formulations.backends.cpsat import to_cpsat
 
     grids: list = []
 
@@ -289,7 +289,7 @@ def test_solve_cli_encoding():
 
 
 def test_route_and_sweep_treat_the_encoding_as_a_model_switch():
-    from backends import get_backend
+    from formulations.backends import get_backend
     from formulations.harness.jobs import Job, PuzzleRef, plan_jobs, resolve_backends
     from formulations.harness.sweep import expand_options
     from formulations.options import route

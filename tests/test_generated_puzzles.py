@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import load_bench
 
-from backends import available_backends
+from formulations.backends import available_backends
 from formulations.generate import (Generated, make_unique, random_grid, unique_puzzle,
                                    write_janko)
 from formulations.harness.study import load

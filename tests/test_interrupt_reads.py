@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import backends
+from formulations import backends
 
 ROOT = Path(__file__).resolve().parents[1]
 CAT = str(ROOT / "puzzles" / "cat15.txt")

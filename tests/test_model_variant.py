@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import formulations as nf
-from backends import get_backend
+from formulations.backends import get_backend
 from formulations.harness import plan_jobs, resolve_backends, load_puzzles
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from backends import available_backends
+from formulations.backends import available_backends
 from formulations import harness as cmp
 from formulations.harness.records import FIELDS, CsvSink, puzzle_trials
 from formulations.results import tts99

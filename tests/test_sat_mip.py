@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-import backends
+from formulations import backends
 from formulations.io import read_puzzle
 from formulations.model import Model, Sense, build_model
 from formulations.model.encodings import ENCODINGS
@@ -115,7 +115,7 @@ def _cnf_accepts(cnf, values) -> bool:
 @pytest.mark.parametrize("direct_max", [0, 64, 10**6], ids=["card", "default", "direct"])
 @pytest.mark.parametrize("card", ["seqcounter", "totalizer"])
 def test_each_constraint_in_cnf_has_exactly_its_solutions(direct_max, card):
-    from backends.sat import to_cnf
+    from formulations.backends.sat import to_cnf
 
     rng = random.Random(direct_max + len(card))
     for trial in range(40):
@@ -133,7 +133,7 @@ def test_each_constraint_in_cnf_has_exactly_its_solutions(direct_max, card):
 
 @pytest.mark.skipif("sat" not in INSTALLED, reason="python-sat not installed")
 def test_order_constraints_are_binary_clauses_and_wide_links_go_through_pysat_card():
-    from backends.sat import to_cnf
+    from formulations.backends.sat import to_cnf
 
     nm = build_model(read_puzzle(PUZZLES / "cat15.txt"), use_x=False)
     cnf = to_cnf(nm.model)
@@ -149,7 +149,7 @@ def test_order_constraints_are_binary_clauses_and_wide_links_go_through_pysat_ca
 
 @pytest.mark.skipif("sat" not in INSTALLED, reason="python-sat not installed")
 def test_sat_refuses_a_coefficient_it_cannot_encode_before_solving():
-    from backends.sat import BACKENDS
+    from formulations.backends.sat import BACKENDS
 
     class Wide:  # a model-shaped object: only .model is read before refusing
         model = Model()
@@ -286,7 +286,7 @@ def test_links_as_pairs_keep_exactly_the_models_solutions():
     # same solutions as the plain cardinality form, and each is a solution of the model
     from pysat.solvers import Solver
 
-    from backends.sat import to_cnf
+    from formulations.backends.sat import to_cnf
     from formulations.puzzle import Puzzle, puzzle_from_grid
 
     def solutions(cnf, n):

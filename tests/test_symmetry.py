@@ -16,7 +16,7 @@ from formulations.puzzle import check_grid, puzzle_from_grid
 from formulations.results import Status
 from formulations.solving import solve_puzzle
 
-import backends
+from formulations import backends
 
 INSTALLED = backends.available_backends()
 ROOT = Path(__file__).resolve().parents[1]

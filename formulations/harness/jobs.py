@@ -94,7 +94,7 @@ class Job:
     use_x: bool | None = True
     presolve: bool = False
     encoding: str | None = DEFAULT_ENCODING
-    sampler: bytes | None = None  # a pickled sampler object (backends.sampler_object), named backend
+    sampler: bytes | None = None  # a pickled sampler object (formulations.backends.sampler_object), named backend
     unique: bool = False       # also time a uniqueness proof (a second call, complete backends)
 
     @property
@@ -120,7 +120,7 @@ BackendSpec = str | tuple[str, Mapping[str, Any]] | Any
 
 def lookup_backend(name: str):
     """The registry's Backend (an unknown name raises BackendError listing the valid ones)."""
-    from backends import get_backend
+    from formulations.backends import get_backend
 
     return get_backend(name)
 
@@ -151,8 +151,8 @@ def resolve_backends(backends: str | Sequence[BackendSpec],
     per backend name, plus ``"*"`` for options given to every backend that declares them.
     Options go through :func:`formulations.options.route` (declared options, native parameters,
     model switches); unknown names and options raise BackendError before any run."""
-    from backends import available_backends
-    from backends.sampler_object import is_sampler
+    from formulations.backends import available_backends
+    from formulations.backends.sampler_object import is_sampler
 
     if isinstance(backends, str):
         names: list[BackendSpec] = [b.strip() for b in backends.split(",") if b.strip()]
@@ -210,7 +210,7 @@ class _SamplerNames:
         self.names: dict[bytes, str] = {}
 
     def add(self, sampler: Any):
-        from backends.sampler_object import dumps, sampler_backend, sampler_name
+        from formulations.backends.sampler_object import dumps, sampler_backend, sampler_name
 
         payload = dumps(sampler)
         if payload not in self.names:

@@ -288,7 +288,7 @@ def as_frame(rows: Iterable[Mapping[str, Any]]):
 
 def variant_label(row: Mapping[str, Any]) -> str:
     """Backend name plus what distinguishes its variant: options, a model variant other than
-    the backend's own (``x`` or ``no-x``, :meth:`backends.base.Backend.model_x`), presolve, an
+    the backend's own (``x`` or ``no-x``, :meth:`formulations.backends.base.Backend.model_x`), presolve, an
     encoding other than the default."""
     name = row["backend"]
     opts = json.loads(row.get("options") or "{}")
@@ -308,7 +308,7 @@ def variant_label(row: Mapping[str, Any]) -> str:
 def _own_x(backend: str) -> bool:
     """The variant ``backend`` gets when none is chosen (with x for a name not in the registry,
     e.g. a sampler object's)."""
-    from backends import get_backend
+    from formulations.backends import get_backend
 
     try:
         return get_backend(backend).model_x(None)
@@ -321,7 +321,7 @@ def complete_backend(backend: str) -> bool:
     """A backend that decides (proves a grid unique or the clues contradictory): its runs are
     no random trials, so the summary gives it no TTS99 but its CPU to the first grid and to
     the uniqueness proof. Known by ``supports_unique`` or a description saying ``(complete``."""
-    from backends import get_backend
+    from formulations.backends import get_backend
 
     try:
         b = get_backend(backend)

@@ -21,7 +21,7 @@ def warm(backend: str) -> None:
     """Import what a backend needs before the clock starts (the first solve in a process
     would otherwise pay the solver's import, e.g. ~0.5 s for OR-Tools)."""
     try:
-        from backends import get_backend
+        from formulations.backends import get_backend
         get_backend(backend).available()
     except Exception:
         pass  # the run itself reports the problem
@@ -42,7 +42,7 @@ def run_job(job: Job) -> dict[str, Any]:
             kwargs["encoding"] = job.encoding
         backend: Any = job.backend
         if job.sampler is not None:  # a sampler object, rebuilt here from its pickle
-            from backends.sampler_object import loads
+            from formulations.backends.sampler_object import loads
             backend = loads(job.sampler, job.backend)
         clear_line_cache()  # no puzzle helped by the settled lines of the worker's earlier jobs
         res = solve_puzzle(job.ref.puzzle, backend, use_x=job.use_x, time_limit=job.time_limit,

@@ -176,20 +176,20 @@ def load(source: str):
 # -- one record ---------------------------------------------------------------------------------
 
 def plan_of(name: str) -> Any:
-    """The sampler plan of backend ``name`` (dwave and OpenJij samplers in backends.anneal; the
+    """The sampler plan of backend ``name`` (dwave and OpenJij samplers in formulations.backends.anneal; the
     quantum-annealing simulators, parallel tempering and population annealing in
-    backends.more_samplers): the same sampler and keyword translation the backend uses."""
-    from backends.anneal import _PLANS
+    formulations.backends.more_samplers): the same sampler and keyword translation the backend uses."""
+    from formulations.backends.anneal import _PLANS
 
     if name in _PLANS:
         return _PLANS[name]
-    from backends.more_samplers import _PLANS as MORE
+    from formulations.backends.more_samplers import _PLANS as MORE
 
     return MORE[name]
 
 
 def _sampler_kwargs(task: Task, sampler: Any, pen: Any, reads: int, seed: int) -> dict:
-    from backends.anneal import _sample_kwargs, tabu_tenure
+    from formulations.backends.anneal import _sample_kwargs, tabu_tenure
 
     params = dict(task.params or ())
     if task.sampler == "tabu":
@@ -271,7 +271,7 @@ def measure(task: Task) -> dict[str, Any]:
         return measure_budget(task)
     if task.sampler in EXACT:
         return measure_exact(task)
-    from backends.anneal import openmp_threads
+    from formulations.backends.anneal import openmp_threads
 
     with openmp_threads(plan_of(task.sampler)):  # OpenJij on one thread, as its backend
         return _measure_sampler(task)
@@ -389,7 +389,7 @@ def measure_budget(task: Task) -> dict[str, Any]:
     verified grid or the limit, on every core): one trial, ``successes`` 1 when it came back
     solved; process CPU (every thread) and wall of the ``solve_puzzle`` call, the backend's
     import done before the clock starts (the command line's interpreter start-up is not in it)."""
-    from backends import get_backend
+    from formulations.backends import get_backend
 
     from ..lines import clear_cache as clear_line_cache
     from ..options import route
@@ -601,7 +601,7 @@ class Executor:
 # matrices; an upper bound: a read stops at the ground state).
 READ_COST = {"sa": (1.2e-9, "terms", 1.0), "openjij-sa": (3.5e-9, "terms", 1.0),
              "openjij-sqa": (9.8e-10, "terms", 1.5), "tabu": (1.8e-11, "variables", 2.0),
-             # not calibrated: sa's cost times the backends' own read_cost (backends.more_samplers)
+             # not calibrated: sa's cost times the backends' own read_cost (formulations.backends.more_samplers)
              "pimc": (7.2e-9, "terms", 1.0), "rotor": (4.8e-9, "terms", 1.0),
              "pt": (9.6e-9, "terms", 1.0), "pa": (2.4e-8, "terms", 1.0)}
 

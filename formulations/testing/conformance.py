@@ -102,7 +102,7 @@ def constant_contradiction() -> Puzzle:
 # -- running a backend --------------------------------------------------------------------------
 
 def _get(backend: Any):
-    from backends import get_backend
+    from formulations.backends import get_backend
     return get_backend(backend)
 
 

@@ -27,7 +27,7 @@ Uniqueness: the first model's values on the variables that fix the grid
 learnt clauses kept) is asked again. UNSAT then proves the grid unique.
 
 Time limit and Ctrl-C: the translation and the search run in a worker process
-(:mod:`backends.search_process`), killed at once on Ctrl-C and half a second past the deadline.
+(:mod:`formulations.backends.search_process`), killed at once on Ctrl-C and half a second past the deadline.
 A thread could not do it: pysat offers ``interrupt()`` for the MiniSat family only (CaDiCaL and
 Kissat raise NotImplementedError), CaDiCaL's solve holds the GIL, and on the main thread pysat
 swaps Python's SIGINT handler for one that ``longjmp``s out of the C++ solver, skipping
@@ -398,7 +398,7 @@ def check_params(params: dict[str, Any]) -> None:
 
 def _guarded(call):
     """A pysat call whose SIGINT is KeyboardInterrupt. Only in place (a daemonic process, see
-    :mod:`backends.search_process`) can pysat's own handler run; it ends the solve with its own
+    :mod:`formulations.backends.search_process`) can pysat's own handler run; it ends the solve with its own
     error, which would otherwise read as a failure."""
     import pysolvers
 
@@ -446,7 +446,7 @@ def solve(nm: Any, *, time_limit: float | None = None, seed: int | None = None,
           direct_max: int = DIRECT_MAX, links: str = LINKS,
           params: dict[str, Any] | None = None) -> RawAnswer:
     """Translate, solve, and (``unique``) exclude the first grid and solve again, all in a
-    worker process (:mod:`backends.search_process`; module docstring: why)."""
+    worker process (:mod:`formulations.backends.search_process`; module docstring: why)."""
     name = solver_name(solver)
     if direct_max < 0:
         raise BackendError(f"direct_max must be 0 or more clauses, got {direct_max}")
@@ -469,7 +469,7 @@ def _worker(conn: Any, model: Model, block: list[int], unique: bool, end: float 
             seed: int | None, name: str, card: str, direct_max: int, links: str,
             params: dict[str, Any]) -> None:
     """The worker: translate, load, search; send ``first`` (and ``second``) as
-    :mod:`backends.search_process` expects."""
+    :mod:`formulations.backends.search_process` expects."""
     t0 = time.perf_counter()
     clock = Deadline(None if end is None else end - time.time())
     cnf = to_cnf(model, card=card, direct_max=direct_max, links=links, deadline=clock)

@@ -9,7 +9,7 @@ second solve: infeasible proves the grid unique.
 
 Time limit: HiGHS's own ``time_limit`` option, set to what is left of the run, with the
 worker process killed half a second past the deadline as a backstop. Ctrl-C: the solve runs in
-a worker process (:mod:`backends.search_process`), killed at once.
+a worker process (:mod:`formulations.backends.search_process`), killed at once.
 """
 from __future__ import annotations
 
@@ -198,7 +198,7 @@ def solve(nm: Any, *, time_limit: float | None = None, seed: int | None = None,
           unique: bool = False, params: dict[str, Any] | None = None) -> RawAnswer:
     """Solve in a worker process and (``unique``) cut off the first grid and solve again.
 
-    Why a process (:mod:`backends.search_process`): HiGHS's presolve (seconds to minutes on a
+    Why a process (:mod:`formulations.backends.search_process`): HiGHS's presolve (seconds to minutes on a
     60x60 survey puzzle) neither checks the user-interrupt callback nor its time limit often,
     so a thread could not be stopped within a second; a process can. On Ctrl-C it is killed
     and KeyboardInterrupt goes on; past the deadline (plus ``search_process.GRACE_S``) it is

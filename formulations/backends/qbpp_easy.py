@@ -123,7 +123,7 @@ def run_worker(request: dict[str, Any], timeout: float | None) -> tuple[dict[str
     or None and a one-line description of what went wrong (crash, timeout, garbage)."""
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run([sys.executable, "-m", "backends.qbpp_easy"], input=json.dumps(request),
+        proc = subprocess.run([sys.executable, "-m", "formulations.backends.qbpp_easy"], input=json.dumps(request),
                               capture_output=True, text=True, timeout=timeout, env=child_env(),
                               cwd=str(REPO_ROOT), preexec_fn=die_with_parent)
     except subprocess.TimeoutExpired as exc:  # subprocess.run has killed and reaped the worker
