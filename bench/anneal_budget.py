@@ -41,7 +41,7 @@ from formulations.harness.study import (  # noqa: E402
     run_study,
     study_arguments,
 )
-from formulations.stats import p_interval  # noqa: E402
+from formulations.analysis.stats import p_interval  # noqa: E402
 
 STUDY = "anneal_budget"
 JANKO_REL = "puzzlekit-dataset-janko/Nonogram_dataset.json"

@@ -315,7 +315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .io import read_puzzle
 
         if args.source:
-            from .fetch import fetch_puzzle
+            from formulations.io.fetch import fetch_puzzle
             puzzle = fetch_puzzle(args.source)
         else:
             puzzle = read_puzzle(args.file, max_bytes=int(args.max_input_mb * 2**20))

@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from .clock import Deadline, OutOfTime
-from .cputime import cpu_seconds
+from formulations.runtime.clock import Deadline, OutOfTime
+from formulations.runtime.cputime import cpu_seconds
 from .model.encodings import build_model, check_encoding
 from .model.order import NonogramModel
 from .model.size import DEFAULT_MAX_MODEL_MB, ModelTooLarge
@@ -192,7 +192,7 @@ def _check_translation(b: Any, nm: Any, max_model_mb: float | None) -> None:
 def _timed_solve(b: Any, target: Any, opts: dict[str, Any],
                  **kwargs: Any) -> tuple[RawAnswer, float, float]:
     """Call the backend and time it the same way for every backend: the wall time and the CPU
-    time (:func:`~formulations.cputime.cpu_seconds`) of the whole call (translation, worker
+    time (:func:`~formulations.runtime.cputime.cpu_seconds`) of the whole call (translation, worker
     start, solving, uniqueness search), so backends are compared on equal terms; the backend's
     own figure stays ``raw.solve_s``."""
     t0, c0 = time.perf_counter(), cpu_seconds()

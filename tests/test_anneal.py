@@ -285,7 +285,7 @@ def test_sampler_parameter_overrides_the_default_sweeps():
 
 
 def test_tts99_interval_brackets_the_estimate_and_follows_the_definition():
-    from formulations.stats import tts99_interval, tts99_point
+    from formulations.analysis.stats import tts99_interval, tts99_point
 
     low0, high0 = tts99_interval(0, 50, 0.01)                # no success: bounded below only
     assert 0.01 < low0 < math.inf and high0 == math.inf

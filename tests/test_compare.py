@@ -231,7 +231,7 @@ def test_a_dead_workers_exit_status_is_read_after_it_is_reaped():
     import multiprocessing
     import threading
 
-    from formulations.workers import exit_text, reaped_exit_code
+    from formulations.runtime.workers import exit_text, reaped_exit_code
 
     ctx = multiprocessing.get_context("fork")
     for _ in range(150):  # a plain join() left the status unknown about once in 200 here

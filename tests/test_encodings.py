@@ -346,7 +346,7 @@ def test_compare_sweeps_the_encoding(tmp_path):
 def test_the_other_builders_read_the_deadline_line_by_line(encoding):
     from formulations.testing.stopwatch import Stopwatch
 
-    from formulations.clock import Deadline, OutOfTime
+    from formulations.runtime.clock import Deadline, OutOfTime
     from formulations.model import build_model as build
 
     # 80x80 lines of "1 1": one-hot has ~3,000 clash pairs a line, 460k constraints in all

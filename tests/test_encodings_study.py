@@ -19,7 +19,7 @@ from conftest import load_bench
 pytest.importorskip("dwave.samplers")
 
 from formulations.harness.study import RecordFile, Task, measure  # noqa: E402
-from formulations.optimal import LadderData  # noqa: E402
+from formulations.analysis.optimal import LadderData  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "bench" / "encodings_tts.py"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from formulations.fetch import FetchError, fetch_page, fetch_puzzle, fetch_with_goal, parse_source
+from formulations.io.fetch import FetchError, fetch_page, fetch_puzzle, fetch_with_goal, parse_source
 from formulations.io import read_puzzle
 from formulations.testing.nonograms_org import encode_grid, page
 

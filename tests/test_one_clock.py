@@ -166,7 +166,7 @@ def test_the_cpu_clock_counts_a_finished_worker_process():
     import multiprocessing as mp
     import time
 
-    from formulations.cputime import cpu_seconds
+    from formulations.runtime.cputime import cpu_seconds
 
     if "fork" not in mp.get_all_start_methods():
         pytest.skip("needs fork")

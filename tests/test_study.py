@@ -12,7 +12,7 @@ pytest.importorskip("dwave.samplers")
 
 from formulations.harness.study import RecordFile, Task, measure, run_tasks
 from formulations.io import read_puzzle
-from formulations.optimal import LadderData
+from formulations.analysis.optimal import LadderData
 
 ROOT = Path(__file__).resolve().parents[1]
 HOUSE = str(ROOT / "puzzles" / "house10.txt")

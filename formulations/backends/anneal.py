@@ -45,13 +45,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from formulations.clock import FIT_SLACK_S, Deadline
-from formulations.cputime import cpu_seconds
+from formulations.runtime.clock import FIT_SLACK_S, Deadline
+from formulations.runtime.cputime import cpu_seconds
 from formulations.model import NonogramModel, QuadraticPenalty, lower
 from formulations.model.penalty import qubo_size
 from formulations.options import parse_value
 from formulations.results import BackendError, RawAnswer, SamplingStats, Status, tts99
-from formulations.stats import tts99_interval
+from formulations.analysis.stats import tts99_interval
 
 from .base import Backend, size_limit
 

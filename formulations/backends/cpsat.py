@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from formulations.clock import NO_DEADLINE, Deadline
+from formulations.runtime.clock import NO_DEADLINE, Deadline
 from formulations.model import Constraint, Model, NonogramModel, Sense
 from formulations.options import coerce
 from formulations.results import BackendError, RawAnswer, Status

@@ -34,7 +34,7 @@ import numpy as np
 
 from formulations.model import Model, NonogramModel, Sense
 from formulations.results import BackendError, ModelRefused, RawAnswer, Remedy, Status
-from formulations.workers import REPO_ROOT, child_env, die_with_parent, exit_text, protocol_stdout
+from formulations.runtime.workers import REPO_ROOT, child_env, die_with_parent, exit_text, protocol_stdout
 
 from .base import Backend, size_limit
 

@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from formulations.clock import Deadline
+from formulations.runtime.clock import Deadline
 from formulations.model import Model, Sense
 from formulations.options import coerce
 from formulations.results import BackendError, ModelRefused, RawAnswer, Remedy

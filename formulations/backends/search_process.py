@@ -6,7 +6,7 @@ survey puzzle); CaDiCaL has no interrupt in pysat, and its inprocessing runs up 
 conflict-bounded slice (webpbn #22336), while pysat's own SIGINT handler ``longjmp``s out of
 the solver and can leave malloc's lock taken (the process then hangs in ``free``: seen in CI and
 here under gdb). A process is killed at once on Ctrl-C and past the deadline, and its CPU time
-counts in :func:`~formulations.cputime.cpu_seconds` once it is joined.
+counts in :func:`~formulations.runtime.cputime.cpu_seconds` once it is joined.
 
 The worker ``target(conn, *args)`` sends ``("first", outcome, values, info)`` and, when
 uniqueness was asked and the first outcome is ``solved``, ``("second", outcome, values, info)``;
@@ -23,9 +23,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from formulations.clock import OutOfTime
+from formulations.runtime.clock import OutOfTime
 from formulations.results import BackendError, RawAnswer, Status
-from formulations.workers import die_with_parent, exit_text
+from formulations.runtime.workers import die_with_parent, exit_text
 
 GRACE_S = 0.5
 """How long past the deadline the worker may run before it is killed (the solvers check their

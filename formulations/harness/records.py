@@ -53,7 +53,7 @@ class RunRecord:
     message: str
     grid: str                    # rows joined by "/" (one character per cell), "" when none
     palette: str                 # JSON {colour index: "#rrggbb"} of a colour puzzle, "" otherwise
-    # CPU time (formulations.cputime: every thread, waited-for worker processes), the clock of
+    # CPU time (formulations.runtime.cputime: every thread, waited-for worker processes), the clock of
     # the summary's statistics; None in rows written before these columns existed
     build_cpu_s: float | None = None     # model build (+ presolve): set-up
     solve_cpu_s: float | None = None     # the backend call (complete backends: to the first grid)
@@ -333,7 +333,7 @@ def complete_backend(backend: str) -> bool:
 def summarize(rows: Iterable[Mapping[str, Any]]) -> Table:
     """Per backend variant (in order of first appearance): runs, solved (verified), other
     statuses, median time of solved runs (wall, build + solve), and the statistics, all in CPU
-    time (:mod:`formulations.cputime`; ``clock`` says ``wall`` for rows written before the CPU
+    time (:mod:`formulations.runtime.cputime`; ``clock`` says ``wall`` for rows written before the CPU
     columns existed):
 
     Samplers (runs with reads): per puzzle, the reads of all its seeds are pooled
@@ -343,8 +343,8 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> Table:
     ``setup_cpu_per_read_s``). TTS99 is then that of the pooled success rate, inf when none
     succeeded. Over puzzles: the median TTS99 (an order statistic, the lower middle one for an
     even count; unsolved puzzles as inf) and, with one puzzle, that puzzle's exact interval
-    (:func:`formulations.stats.tts99_interval`), with several the two-level bootstrap interval
-    of the median (puzzles, then reads; :mod:`formulations.optimal`). ``spin_updates_per_read``:
+    (:func:`formulations.analysis.stats.tts99_interval`), with several the two-level bootstrap interval
+    of the median (puzzles, then reads; :mod:`formulations.analysis.optimal`). ``spin_updates_per_read``:
     the median sweeps x variables.
 
     Complete backends (:func:`complete_backend`): no TTS99 and no interval (a run is no random
@@ -357,8 +357,8 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> Table:
     (solved or not) of its mean CPU, TTS99 and interval as for a sampler's reads."""
     import numpy as np
 
-    from ..optimal import LadderData, optimal_tts
-    from ..stats import tts99_interval
+    from formulations.analysis.optimal import LadderData, optimal_tts
+    from formulations.analysis.stats import tts99_interval
 
     groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for r in rows:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..puzzle import PuzzleError
 from ..results import BackendError, ModelRefused, RemedyWords, Status
-from ..workers import protocol_stdout
+from formulations.runtime.workers import protocol_stdout
 from .jobs import Job
 from .records import RunRecord, record
 

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cputime import cpu_seconds
+from formulations.runtime.cputime import cpu_seconds
 
 RECORD_VERSION = 1
 SAMPLERS = ("sa", "tabu", "openjij-sa", "openjij-sqa", "pimc", "rotor", "pt", "pa")
@@ -714,10 +714,10 @@ def pool_points(records: Iterable[dict], by: Callable[[dict], Any] = lambda r: r
                 ) -> list[dict[str, Any]]:
     """Per group (``by(record)``; one instance, or it mixes instances' p) and length, every read
     of the group's records pooled over seeds and batches: p, the CPU time per read (total CPU
-    over total reads), TTS99 and its interval (:func:`formulations.stats.tts99_interval`:
+    over total reads), TTS99 and its interval (:func:`formulations.analysis.stats.tts99_interval`:
     Clopper-Pearson in p, widened by the spread of the calls' time per read). A group never
     solved stays, with TTS99 inf (censored) and a finite lower end."""
-    from ..stats import tts99_interval, tts99_point
+    from formulations.analysis.stats import tts99_interval, tts99_point
 
     acc: dict[tuple, dict] = {}
     for r in pooled(records):

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 """The folder holding the ``formulations`` package (put on a child's PYTHONPATH)."""
 
 
