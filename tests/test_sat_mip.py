@@ -10,7 +10,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -23,16 +22,14 @@ from formulations.results import BackendError, ModelRefused, Status
 from formulations.solving import solve_puzzle
 from formulations.testing import conformance
 
-ROOT = Path(__file__).resolve().parents[1]
-PUZZLES = ROOT / "puzzles"
-from conftest import CORPUS_DIR as CORPUS  # noqa: E402  (NONOGRAM_CORPUS or ../shared/corpus)
+from helpers import CORPUS_DIR as CORPUS  # noqa: E402  (NONOGRAM_CORPUS or ../shared/corpus)
+from helpers import PUZZLES, ROOT, run_cli  # noqa: E402
 INSTALLED = [b for b in ("sat", "mip") if b in backends.available_backends()]
 pytestmark = pytest.mark.skipif(not INSTALLED, reason="neither python-sat nor highspy installed")
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "formulations.solve", *args, "--json"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    return run_cli(*args, "--json", timeout=300)
 
 
 @pytest.mark.parametrize("check", list(conformance.CHECKS))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
 
 import pytest
 
@@ -14,7 +13,7 @@ from formulations.harness.study import RecordFile, Task, measure, run_tasks
 from formulations.io import read_puzzle
 from formulations.analysis.optimal import LadderData
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 HOUSE = str(ROOT / "puzzles" / "house10.txt")
 
 
