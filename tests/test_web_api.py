@@ -18,7 +18,8 @@ from formulations import parse_puzzle, check_grid  # noqa: E402
 from formulations.puzzle import grid_from_cells  # noqa: E402
 from formulations.show.text import colour_chars  # noqa: E402
 
-from web_server import PUZZLES, ROOT, Server, impossible_for_samplers  # noqa: E402
+from helpers import PUZZLES, ROOT  # noqa: E402
+from web_server import Server, impossible_for_samplers  # noqa: E402
 
 CAT = (PUZZLES / "cat15.txt").read_text()
 

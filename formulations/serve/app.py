@@ -290,7 +290,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             return _error(f"unknown export {kind!r} (text, non, {', '.join(worker.EXPORTS)})", 404)
         job = task_job(await _json(request), "export")
         job.update(kind=kind, max_bytes=settings.max_download_bytes,
-                   argv=[f"--max-model-mb={settings.max_model_mb!r}"])
+                   max_model_mb=settings.max_model_mb)
         got = await task(job)
         if "error" in got:
             return _error(got["error"], 400)
