@@ -417,7 +417,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                             backend=args.backend)
     explanation = None
     if args.explain or args.difficulty:
-        explanation = _explain(puzzle, args, started)
+        from .lines.explain import explain
+        try:  # the line engine's trace (whatever the backend), in the time the run has left
+            explanation = explain(puzzle, time_limit=clock)
+        except KeyboardInterrupt:
+            code = out.fail(EXIT_INTERRUPTED, "interrupted", path=where, puzzle=puzzle,
+                            backend=args.backend, status="interrupted")
+            if argv_given is None:
+                _leave(code)
+            return code
     if args.json:
         record = json_record(where, puzzle, result, code)
         if explanation is not None:
@@ -437,15 +445,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             return out.fail(EXIT_BAD_INPUT, problem, path=where, puzzle=puzzle,
                             backend=args.backend)
     return code
-
-
-def _explain(puzzle: Puzzle, args: argparse.Namespace, started: float):
-    """``--explain`` / ``--difficulty``: the line engine's deduction trace (whatever the
-    backend), in the time the run has left."""
-    from .lines.explain import explain
-    left = None if args.time_limit is None else max(
-        0.0, args.time_limit - (time.perf_counter() - started))
-    return explain(puzzle, time_limit=left)
 
 
 def _leave(code: int) -> None:

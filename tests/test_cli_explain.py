@@ -4,19 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
-from pathlib import Path
+
+from helpers import ROOT
+from helpers import run_cli as run
 
 from formulations.io import read_puzzle
 from formulations.puzzle import check_grid
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "formulations.solve", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
 
 
 def test_explain_prints_every_step_numbered_from_one():

@@ -17,15 +17,14 @@ What is checked, per step, from the state before it (the union of the earlier st
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
+from helpers import ROOT
 from formulations.io import iter_janko, read_puzzle
 from formulations.lines.explain import GuessStep, LineStep, ProbeStep, explain
 from formulations.puzzle import Puzzle, puzzle_from_grid
 from formulations.results import Status
 
-ROOT = Path(__file__).resolve().parents[1]
 MAX_PLACEMENTS = 2_000_000  # a line with more agreeing placements than this is not enumerated
 
 

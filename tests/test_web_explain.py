@@ -15,7 +15,8 @@ pytest.importorskip("starlette", reason="the web solver needs the web extra")
 pytest.importorskip("uvicorn", reason="the web solver needs the web extra")
 
 from formulations import check_grid, parse_puzzle  # noqa: E402
-from web_server import PUZZLES, Server  # noqa: E402
+from helpers import PUZZLES  # noqa: E402
+from web_server import Server  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",

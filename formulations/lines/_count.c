@@ -9,10 +9,11 @@
 typedef unsigned __int128 u128;
 #define MAX_N 127
 
-static int mask_in(PyObject *x, u128 *out)
+static int mask_in(PyObject *x, u128 *out, long n)
 {
     unsigned long long lo = PyLong_AsUnsignedLongLongMask(x);
     if (lo == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+    if (n <= 64) { *out = lo; return 0; }  /* a line of at most 64 cells: one word */
     PyObject *sh = PyLong_FromLong(64);
     PyObject *hi_o = sh ? PyNumber_Rshift(x, sh) : NULL;
     Py_XDECREF(sh);
@@ -70,10 +71,11 @@ static PyObject *py_count(PyObject *self, PyObject *args)
     }
     u128 M[64];
     for (Py_ssize_t c = 0; c < C; c++)
-        if (mask_in(PySequence_Fast_GET_ITEM(ms, c), &M[c]) < 0) goto done;
+        if (mask_in(PySequence_Fast_GET_ITEM(ms, c), &M[c], n) < 0) goto done;
     u128 W = M[0];
     u128 nxt[MAX_N + 2], cur[MAX_N + 2];
-    memset(nxt, 0, sizeof nxt);
+    size_t used = sizeof(u128) * (size_t)(n + 2);  /* only the line's cells are touched */
+    memset(nxt, 0, used);
     nxt[n] = 1;
     for (long p = n - 1; p >= 0; p--) nxt[p] = ((W >> p) & 1) ? nxt[p + 1] : 0;
     for (Py_ssize_t k = m - 1; k >= 0; k--) {
@@ -89,7 +91,7 @@ static PyObject *py_count(PyObject *self, PyObject *args)
         }
         u128 B = M[ci];
         u128 full = L >= 128 ? ~(u128)0 : (((u128)1 << L) - 1);
-        memset(cur, 0, sizeof cur);
+        memset(cur, 0, used);
         for (long p = n - L; p >= 0; p--) {
             u128 total = ((W >> p) & 1) ? cur[p + 1] : 0;
             if (((B >> p) & full) == full) {
@@ -99,7 +101,7 @@ static PyObject *py_count(PyObject *self, PyObject *args)
             }
             cur[p] = total;
         }
-        memcpy(nxt, cur, sizeof cur);
+        memcpy(nxt, cur, used);
     }
     result = u128_out(nxt[0]);
 done:

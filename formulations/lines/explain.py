@@ -28,7 +28,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence, Union
 
-from ..clock import Deadline, OutOfTime
+from ..runtime.clock import Deadline, OutOfTime
 from ..puzzle import Grid, Puzzle
 from ..results import Status
 from .engine import CACHE_SIZE, Engine
