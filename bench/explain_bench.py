@@ -49,6 +49,7 @@ TOURNAMENT = CORPUS / "taai-tcga-icga-tournament" / "question"
 RELEASE = ROOT / "bench" / "results" / "release" / "records.jsonl.gz"
 OUT = ROOT / "bench" / "results" / "explain"
 RECORDS = OUT / "records.jsonl.gz"
+MIN_RHO = 15  # fewer puzzles than this: no correlation reported (its bootstrap is meaningless)
 MAX_CELLS = 10_000  # larger puzzles (a 512x512) are left out of the level study
 FOLDERS = {  # set name -> (folder, glob)
     "webpbn-survey": ("webpbn-survey-non", "*.non"),
@@ -203,7 +204,7 @@ def cmd_levels(args) -> None:
                       "explain_cpu_s": ecpu, "lines_cpu_s": lcpu,
                       "lines_status": r.status.value, "lines_timed_out": r.timed_out})
         n += 1
-        if n % 50 == 0:
+        if n % 10 == 0:
             append(batch)
             batch = []
             print(f"{n} puzzles; last: {set_name} {name} level {d.level}", flush=True)
@@ -216,7 +217,7 @@ def cmd_levels(args) -> None:
 def spearman(x, y) -> tuple[float, float, float, int]:
     from scipy.stats import spearmanr
     x, y = np.asarray(x, float), np.asarray(y, float)
-    if len(x) < 5 or len(set(x)) < 2:
+    if len(x) < MIN_RHO or len(set(x)) < 2 or len(set(y)) < 2:
         return math.nan, math.nan, math.nan, len(x)
     rho = spearmanr(x, y).statistic
     idx = np.arange(len(x))
@@ -270,8 +271,18 @@ def cmd_table(args) -> None:
     print("| set | puzzles | level 1 | 2 | 3 | 4 | 5 | not finished | median cells beyond "
           "line logic (levels 2-5) | rank correlation of level with `lines` CPU |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    tour = [r for s in by if s.startswith("tournament") for r in by[s]]
-    groups = [(s, by[s]) for s in order] + ([("all tournament sets", tour)] if tour else [])
+    # the tournament sets in three rows (few puzzles each): by competition, then all
+    tour = {}
+    for s in order:
+        if s.startswith("tournament"):
+            comp = s.split()[1].rstrip("0123456789")
+            tour.setdefault(f"tournament {comp.upper()} ({{}} sets)", []).append(s)
+    groups = [(s, by[s]) for s in order if not s.startswith("tournament")]
+    groups += [(name.format(len(sets)), [r for s in sets for r in by[s]])
+               for name, sets in tour.items()]
+    if tour:
+        groups.append(("all tournament sets", [r for s in order if s.startswith("tournament")
+                                               for r in by[s]]))
     for s, rs in groups:
         counts = [sum(r["level"] == k for r in rs) for k in range(1, 6)]
         unfinished = sum(r["level"] is None for r in rs)
