@@ -17,6 +17,7 @@ from typing import Any, Sequence
 
 from . import options as opt
 from .io.common import MAX_INPUT_BYTES, InputTooLarge
+from .io.formats import describe as describe_formats
 from .model.encodings import ENCODINGS
 from .model.size import DEFAULT_MAX_MODEL_MB
 from .puzzle import Puzzle, PuzzleError
@@ -96,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m formulations.solve",
                 description="Solve a nonogram with one of the package's backends; every answer is "
                             "checked against the clues.")
-    p.add_argument("file", nargs="?", help="puzzle file (.txt, .non, .xml, .nin, .toml, .json; see "
+    p.add_argument("file", nargs="?", help=f"puzzle file ({describe_formats()}; see "
                    "docs/formats.md for the formats); FILE::KEY picks one puzzle of a multi-puzzle file")
     p.add_argument("--backend", default="cpsat", help="backend name (default cpsat; see --list-backends)")
     p.add_argument("--list-backends", action="store_true", help="list backends and whether they are installed")
