@@ -394,10 +394,11 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
     stopped = " (interrupted by the time limit)" if got.cut_short else ""
     # with a time budget the best sample is the run's, not the last batch's
     reads = (f"{sum(b['reads'] for b in batches)} reads in {len(batches)} batches"
-             if len(batches) > 1 else f"{total} reads")
+             if len(batches) > 1 else f"{total} read{'' if total == 1 else 's'}")
     return RawAnswer(Status.UNKNOWN, tuple(found), solve_s=time.perf_counter() - t0, energy=e_best,
                      message=f"best of {reads}{stopped} has energy {e_best:g} and breaks "
-                             f"{len(broken)} constraints: {shown}", sampling=stats, info=info)
+                             f"{len(broken)} constraint{'' if len(broken) == 1 else 's'}: {shown}",
+                     sampling=stats, info=info)
 
 
 # Seconds per sweep and per unit of QUBO size (variables + 2 x interactions) of one simulated

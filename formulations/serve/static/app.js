@@ -454,7 +454,7 @@ function hint() { hints = hints.then(nextHint, nextHint); return hints; }
 
 async function nextHint() {
   if (state.mode === "draw") switchTab("clues");
-  showOnBoard(null, false);  // the board goes back to the cells the hints decided
+  showOnBoard(null);  // the board goes back to the cells the hints decided
   await parsed();
   if (state.parseError) { note(`Cannot read the puzzle: ${state.parseError.error || "see above"}`, "error"); return; }
   if (!state.puzzle) { note("Enter a puzzle first.", "error"); return; }
@@ -540,8 +540,8 @@ function setupEditor() {
     const d = state.draw, cur = d.cells[c[0]][c[1]];
     paint = e.button === 2 ? 0 : (cur === d.current && d.current ? 0 : d.current);
     canvas.setPointerCapture(e.pointerId);
-    $("#row-clues").style.width = `${$("#row-clues").offsetWidth}px`;
-    $("#col-clues").style.height = `${$("#col-clues").offsetHeight}px`;
+    $("#row-clues").style.width = `${$("#row-clues").getBoundingClientRect().width}px`;
+    $("#col-clues").style.height = `${$("#col-clues").getBoundingClientRect().height}px`;
     d.cells[c[0]][c[1]] = paint; drawingChanged();
   });
   canvas.addEventListener("pointermove", e => {
@@ -770,16 +770,18 @@ function drawSpark(run) {
   g.font = "11px system-ui, sans-serif";
   const bs = run.batches, last = bs[bs.length - 1];
   if (bs.length === 1 && Array.isArray(last.energies) && last.energies.length) {
-    const hist = last.energies, emax = Math.max(1, ...hist.map(h => h[0])), cmax = Math.max(...hist.map(h => h[1]));
+    const hist = last.energies, es = hist.map(h => h[0]), cmax = Math.max(...hist.map(h => h[1]));
+    const emin = Math.min(...es), emax = Math.max(...es), span = emax - emin || 1;
     const bw = Math.max(2, Math.min(14, (W - 12) / (hist.length * 1.6)));
     g.fillStyle = "#3559e0";
     for (const [e, c] of hist) {
-      const x = 6 + (W - 12 - bw) * e / emax, h = Math.max(2, (bottom - top) * c / cmax);
+      const x = hist.length === 1 ? (W - bw) / 2 : 6 + (W - 12 - bw) * (e - emin) / span, h = Math.max(2, (bottom - top) * c / cmax);
       g.fillRect(x, bottom - h, bw, h);
     }
     g.fillStyle = "#6b7385";
-    g.fillText(`energies of the ${plural(last.reads, "read")} (best ${last.best_energy})`, 2, 11);
-    g.fillText("0", 4, H - 2); const t = `${emax}`; g.fillText(t, W - 4 - g.measureText(t).width, H - 2);
+    g.fillText(`reads per energy (${plural(last.reads, "read")}; best ${last.best_energy})`, 2, 11);
+    const lo = `energy ${emin}`, hi = `${emax}`;
+    g.fillText(lo, 4, H - 2); if (hist.length > 1) g.fillText(hi, W - 4 - g.measureText(hi).width, H - 2);
     cv.dataset.points = String(hist.length);
     return;
   }
