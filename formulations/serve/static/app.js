@@ -779,7 +779,7 @@ function drawSpark(run) {
       g.fillRect(x, bottom - h, bw, h);
     }
     g.fillStyle = "#6b7385";
-    g.fillText(`reads per energy (${plural(last.reads, "read")}; best ${last.best_energy})`, 2, 11);
+    g.fillText(hist.length === 1 ? `all ${plural(last.reads, "read")} at energy ${emin}` : `reads per energy (${plural(last.reads, "read")}; best ${last.best_energy})`, 2, 11);
     const lo = `energy ${emin}`, hi = `${emax}`;
     g.fillText(lo, 4, H - 2); if (hist.length > 1) g.fillText(hi, W - 4 - g.measureText(hi).width, H - 2);
     cv.dataset.points = String(hist.length);
