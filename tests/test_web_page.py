@@ -27,10 +27,13 @@ from formulations.io.writers import write_text
 SAMPLER_LIMIT_S = 8
 
 
-def random_text(n: int, seed: int, density: float = 0.72, title: str = "") -> str:
-    """A random n x n picture's clues; dense enough for two-digit clues in rows and columns."""
+def random_text(n: int, seed: int, density: float = 0.72, title: str = "",
+                colours: int = 1) -> str:
+    """A random n x n picture's clues (dense enough for two-digit clues in rows and columns);
+    ``colours`` > 1: a colour puzzle of 12x12 patches of one colour each."""
     rng = random.Random(seed)
-    grid = [[1 if rng.random() < density else 0 for _ in range(n)] for _ in range(n)]
+    grid = [[(1 + (i // 12 + j // 12) % colours) if rng.random() < density else 0
+             for j in range(n)] for i in range(n)]
     return write_text(puzzle_from_grid(grid, title))
 
 
@@ -66,10 +69,11 @@ OVERLAPS = """(boxes) => {
 }"""
 
 
-@pytest.mark.parametrize("n, seed", [(40, 1), (60, 2), (100, 3)])
-def test_every_clue_number_is_shown_apart_from_its_neighbours(page, n, seed):
-    text = random_text(n, seed)
+@pytest.mark.parametrize("n, seed, colours", [(40, 1, 1), (60, 2, 1), (100, 3, 1), (40, 4, 3)])
+def test_every_clue_number_is_shown_apart_from_its_neighbours(page, n, seed, colours):
+    text = random_text(n, seed, density=0.72 if colours == 1 else 0.85, colours=colours)
     puzzle = parse_puzzle(text)
+    assert puzzle.is_black_and_white == (colours == 1)
     assert max(b.length for c in puzzle.rows for b in c) >= 10  # two-digit clues in the rows
     assert max(b.length for c in puzzle.columns for b in c) >= 10  # ... and in the columns
     paste(page, text)
