@@ -638,6 +638,7 @@ async function startRun(b, text, options, extra = {}) {
   // the run is sent as soon as it has
   state.runs.add(run); run.card.cancel.onclick = () => cancelRun(run);
   run.card.root.addEventListener("click", e => { if (!e.target.closest("button, a")) selectRun(run); });
+  run.card.root.addEventListener("keydown", e => { if ((e.key === "Enter" || e.key === " ") && e.target === run.card.root) { e.preventDefault(); selectRun(run); } });
   $("#runs").append(run.card.root);
   $("#cancel-all").disabled = false;
   setBadge(run, "running", "starting");
@@ -688,6 +689,7 @@ function makeCard(b) {
     live: $(".run-live", root), spark: $(".spark", root), figures: $(".figures", root),
     message: $(".run-message", root), downloads: $(".run-downloads", root) };
   card.name.textContent = b.name; root.dataset.backend = b.name;
+  root.tabIndex = 0; root.title = "Show this card's grid on the board";
   return card;
 }
 
