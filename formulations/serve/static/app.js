@@ -1030,6 +1030,8 @@ async function init() {
     state.examples = ex.data.examples;
     sel.append(el("option", { value: "", text: "Examples…" }));
     for (const n of Object.keys(state.examples)) sel.append(el("option", { value: n, text: n.replace(/\.txt$/, "") }));
+    // the formats the server reads (its format registry)
+    if (ex.data.formats) $("#formats").textContent = [...new Set(ex.data.formats.flatMap((f) => f.extensions))].join(", ");
   } else sel.append(el("option", { value: "", text: "no examples" }));
   note("");
   if (!fromFragment()) {
