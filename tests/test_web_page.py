@@ -16,7 +16,8 @@ import re
 import pytest
 
 from test_web_browser import browser, choose, page, paste, server, solve_and_wait  # noqa: F401
-from web_server import PUZZLES, impossible_for_samplers
+from helpers import PUZZLES
+from web_server import impossible_for_samplers
 
 from formulations import parse_puzzle, puzzle_from_grid
 from formulations.io.writers import write_text
