@@ -42,3 +42,16 @@ def test_every_label_of_a_model_has_words(encoding, use_x):
         ints = [v for v in label if isinstance(v, int)]
         if ints and label[0] != "presolve":
             assert re.search(rf"\b{ints[0] + 1}\b", words), (label, words)
+
+
+def test_the_command_line_names_what_a_sampler_breaks_in_words():
+    pytest.importorskip("dwave.samplers")
+    from helpers import PUZZLES, run_cli
+
+    # no time limit: one batch of the default reads (a limit would also count the imports)
+    p = run_cli(str(PUZZLES / "impossible3.txt"), "--backend", "sa", "--seed", "1")
+    assert p.returncode == 1, p.stderr  # clues no grid meets: never solved
+    violated = [line for line in p.stdout.splitlines() if line.startswith("violated: ")]
+    assert violated, p.stdout
+    assert "('" not in p.stdout
+    assert re.match(r"violated: (the cell at row \d+, column \d+|row \d+|column \d+)", violated[0])
