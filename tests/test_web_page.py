@@ -301,14 +301,17 @@ def test_every_solver_is_in_view_and_a_missing_one_says_how_to_install_it(browse
         for label in labels:
             label.scroll_into_view_if_needed()
             assert label.is_visible()
+        off = ["off" in lab.get_attribute("class").split() for lab in labels]
+        assert off == sorted(off)  # the installed ones first, then the missing ones
         names = [lab.query_selector(".name").inner_text() for lab in labels]
-        assert names[-1] == gone  # the missing one after the installed ones
-        last = labels[-1]
-        assert 'pip install "example[extra]"' in last.inner_text()
-        assert last.query_selector("input").is_disabled()
-        assert "not installed here (1)" in p.inner_text("#backends").lower()
+        missing = [n for n, o in zip(names, off) if o]
+        assert gone in missing and len(missing) == sum(not b["available"] for b in listed) + 1
+        shown = labels[names.index(gone)]
+        assert 'pip install "example[extra]"' in shown.inner_text()
+        assert shown.query_selector("input").is_disabled()
+        assert f"not installed here ({len(missing)})" in p.inner_text("#backends").lower()
         # every checked one stays in view of the page (checked at the bottom too)
-        for label in labels[:-1][-3:]:
+        for label in [lab for lab, o in zip(labels, off) if not o][-3:]:
             label.query_selector("input").check()
         for box in p.query_selector_all("#backends input:checked"):
             box.scroll_into_view_if_needed()
@@ -425,3 +428,29 @@ def test_the_draw_tab_has_no_empty_band_and_a_stroke_does_not_move_the_board(pag
     assert clue == "1 1 1 1 1 1"
     page.wait_for_function("y => document.querySelector('#board').getBoundingClientRect().top > y + 1",
                            arg=box["y"])
+
+
+def marked_lines(page, cls: str) -> list[list]:
+    """The clue lines marked with ``cls``, as [kind, index] (their place among their strip's)."""
+    return page.evaluate("""cls => [...document.querySelectorAll('.rc' + cls + ', .cc' + cls)].map(e =>
+      [e.classList.contains('rc') ? 'row' : 'column', [...e.parentNode.children].indexOf(e)])""", cls)
+
+
+def test_the_clue_of_the_hints_line_and_of_a_contradiction_is_marked(page):
+    paste(page, (PUZZLES / "cat15.txt").read_text())
+    page.wait_for_selector("#parse-status.ok")
+    page.click("#hint")
+    page.wait_for_selector("#board-note.hint")
+    label = page.inner_text("#board-note").split(" (")[0].lower()  # "row 4" or "column 2"
+    kind, index = label.split()
+    assert marked_lines(page, ".hl") == [[kind, int(index) - 1]]
+    # an impossible puzzle: the line where line solving meets the contradiction, in red
+    paste(page, (PUZZLES / "impossible3.txt").read_text())
+    page.wait_for_selector("#parse-status.ok")
+    choose(page, "lines")
+    run = solve_and_wait(page)[0]
+    verdict = run.query_selector(".run-verdict").inner_text()
+    m = re.search(r"contradicts at (row|column) (\d+)", verdict)
+    assert m, verdict
+    page.wait_for_selector(".run.selected")
+    assert marked_lines(page, ".hl.bad") == [[m.group(1), int(m.group(2)) - 1]]
