@@ -894,7 +894,8 @@ function showOnBoard(run, render = true) {
 }
 function selectRun(run) {
   if (!run.first && !run.badLine) return;
-  if (run.text !== currentText() || state.mode !== "clues") { note("This card is for other clues than the board's: solve again to see it here.", "error"); return; }
+  if (state.mode !== "clues") { note("The board shows your drawing here: the Clues tab shows a card's grid.", ""); return; }
+  if (run.text !== currentText()) { note("This card is for other clues than the board's: solve again to see it here.", "error"); return; }
   showOnBoard(run); state.shownByUser = true;
 }
 function boardCaption(run) {
