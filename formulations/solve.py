@@ -17,8 +17,10 @@ from typing import Any, Sequence
 
 from . import options as opt
 from .io.common import MAX_INPUT_BYTES, InputTooLarge
+from .io.formats import describe as describe_formats
 from .model.encodings import ENCODINGS
 from .model.size import DEFAULT_MAX_MODEL_MB
+from .model.words import constraint_words
 from .puzzle import Puzzle, PuzzleError
 from .results import BackendError, ModelRefused, RemedyWords, SolveResult, Status
 from .runtime.clock import Deadline
@@ -96,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m formulations.solve",
                 description="Solve a nonogram with one of the package's backends; every answer is "
                             "checked against the clues.")
-    p.add_argument("file", nargs="?", help="puzzle file (.txt, .non, .xml, .nin, .toml, .json; see "
+    p.add_argument("file", nargs="?", help=f"puzzle file ({describe_formats()}; see "
                    "docs/formats.md for the formats); FILE::KEY picks one puzzle of a multi-puzzle file")
     p.add_argument("--backend", default="cpsat", help="backend name (default cpsat; see --list-backends)")
     p.add_argument("--list-backends", action="store_true", help="list backends and whether they are installed")
@@ -235,7 +237,7 @@ def render(result: SolveResult, puzzle, *, ansi: bool = False) -> str:
         line += f"  ({result.message})"
     out.append(line)
     if result.violations:
-        shown = ", ".join(map(str, result.violations[:8]))
+        shown = "; ".join(map(constraint_words, result.violations[:8]))
         more = f" and {len(result.violations) - 8} more" if len(result.violations) > 8 else ""
         out.append(f"violated: {shown}{more}")
     if result.second_grid is not None:
@@ -496,12 +498,12 @@ def _animate(args: argparse.Namespace, puzzle: Puzzle, result: SolveResult, wher
     """``--animate PATH``: the solving replayed; a problem as one line ('' when written)."""
     from pathlib import Path
 
-    from .show.animate import write_replay
+    from .show.animate import REPLAY_TIME_LIMIT, write_replay
     try:
         name = puzzle.name or (Path(args.file).stem if args.file else args.source)
         written = write_replay(puzzle, args.animate, backend=result.backend, grid=result.grid,
                                title=f"{name} ({puzzle.height}x{puzzle.width})",
-                               time_limit=args.time_limit or 60.0)
+                               time_limit=args.time_limit or REPLAY_TIME_LIMIT)
     except OSError as exc:
         return f"{exc.filename or args.animate}: {exc.strerror or exc}"
     print(f"wrote {written}", file=sys.stderr)

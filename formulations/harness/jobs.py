@@ -14,7 +14,6 @@ from ..options import MODEL_SWITCHES, route
 from ..puzzle import Puzzle, PuzzleError
 from ..results import BackendError
 
-PUZZLE_SUFFIXES = (".txt", ".non", ".xml", ".pbn", ".nin", ".toml")  # directory scans (not janko .json)
 
 
 @dataclass(frozen=True)
@@ -39,6 +38,7 @@ def load_puzzles(specs: Iterable[str | Path | Puzzle | PuzzleRef],
     A bad file met while scanning a directory is reported through ``warn`` and skipped; a bad
     file named directly raises PuzzleError."""
     from ..io import read_puzzles
+    from ..io.formats import extensions
 
     out: list[PuzzleRef] = []
     for k, spec in enumerate(specs):
@@ -55,8 +55,9 @@ def load_puzzles(specs: Iterable[str | Path | Puzzle | PuzzleRef],
             out.append(select_puzzle(p, key))
             continue
         if p.is_dir():
+            scanned = extensions(scanned=True)  # the format registry's (not janko .json)
             for f in sorted(q for q in p.rglob("*") if q.is_file()
-                            and q.suffix.lower() in PUZZLE_SUFFIXES):
+                            and q.suffix.lower() in scanned):
                 try:
                     out.extend(_file_refs(f, read_puzzles(f)))
                 except PuzzleError as exc:

@@ -31,6 +31,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ..io.formats import formats
 from . import worker
 from .requests import RequestError, solve_job, task_job
 from .runs import Busy, Run, Runner, process_context
@@ -194,7 +195,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
             path = static / "examples" / name
             if path.is_file():
                 out[name] = path.read_text(encoding="utf-8")
-        return JSONResponse({"examples": out, "default": "cat15.txt"})
+        return JSONResponse({"examples": out, "default": "cat15.txt", "formats": [
+            {"name": f.name, "title": f.title, "extensions": list(f.extensions)}
+            for f in formats()]})
 
     async def health(request: Request) -> Response:
         return JSONResponse({"ok": True, "solves": solves.load, "tasks": tasks.load,

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..io.formats import TEXT_FAMILY, extensions, formats
 from .settings import Settings
 
 
@@ -17,14 +18,12 @@ class RequestError(ValueError):
     """A request that cannot be run as sent: one line, answered 400."""
 
 
-FORMAT_EXTENSIONS = {"txt": ".txt", "text": ".txt", "dejoue": ".txt", "keen": ".txt",
-                     "pynogram": ".txt", "jcross": ".txt", "non": ".non", "xml": ".xml",
-                     "nin": ".nin", "janko": ".json", "nonogrid": ".toml",
-                     "nonograms_org": ".html"}
-"""A request's ``format`` -> the extension of the file its text is written to (the readers pick
-the format by extension, then by content)."""
-
-KNOWN_EXTENSIONS = {".txt", ".non", ".xml", ".pbn", ".nin", ".json", ".toml", ".html", ".htm"}
+def format_extensions() -> dict[str, str]:
+    """A request's ``format`` -> the extension of the name its text is read under (the readers
+    pick the format by extension, then by content): the format registry's."""
+    out = {f.name: f.extension for f in formats()}
+    out[TEXT_FAMILY] = ".txt"
+    return out
 
 # option -> its JSON type
 OPTIONS: dict[str, type] = {
@@ -71,11 +70,12 @@ def file_name(name: Any, fmt: Any) -> str:
         stem, ext = base, ""
     ext = "." + ext.lower() if ext else ""
     if fmt is not None:
-        if not isinstance(fmt, str) or fmt not in FORMAT_EXTENSIONS:
-            known = ", ".join(sorted(FORMAT_EXTENSIONS))
+        by_format = format_extensions()
+        if not isinstance(fmt, str) or fmt not in by_format:
+            known = ", ".join(sorted(by_format))
             raise RequestError(f"unknown format {fmt!r} (known: {known})")
-        ext = FORMAT_EXTENSIONS[fmt]
-    elif ext not in KNOWN_EXTENSIONS:  # no hint: the readers recognise the content
+        ext = by_format[fmt]
+    elif ext not in extensions():  # no hint: the readers recognise the content
         return base.replace(".", "_")
     return (stem or "puzzle") + ext
 
