@@ -120,10 +120,9 @@ def wait_pos(page, k: int, n: int) -> None:
 
 
 def click_cell(page, i: int, j: int) -> None:
-    box = page.query_selector("#board").bounding_box()
     geom = json.loads(page.get_attribute("#board", "data-geom"))
-    page.mouse.click(box["x"] + geom["x0"] + (j + 0.5) * geom["cs"],
-                     box["y"] + geom["y0"] + (i + 0.5) * geom["cs"])
+    page.click("#board", position={"x": geom["x0"] + (j + 0.5) * geom["cs"],
+                                   "y": geom["y0"] + (i + 0.5) * geom["cs"]})
 
 
 def test_step_through_next_and_previous(page, server):
@@ -236,3 +235,24 @@ def test_draw_view_reports_the_difficulty(page, server):
     page.wait_for_function("() => document.querySelector('#draw-report').textContent"
                            ".startsWith('Level 1 of 5')")
     assert page.evaluate("() => state.boardMarks") is None
+
+
+def test_why_on_the_board_a_solver_solved(page, server):
+    """A solve's grid on the main board (the page shows the first card's): a click on a cell
+    answers with the step that decided it."""
+    ex = explanation(server, CAT)
+    steps, n = ex["steps"], len(ex["steps"])
+    load(page, CAT)
+    for box in page.query_selector_all("#backends input[type=checkbox]"):
+        if box.is_enabled() and box.is_checked() != (box.get_attribute("value") == "lines"):
+            box.click()
+    page.click("#solve")
+    page.wait_for_function("() => document.querySelector('.run .badge') && "
+                           "!document.querySelector('.run .badge.running')", timeout=60_000)
+    page.wait_for_function("() => state.shown && state.shown.first")  # the solved grid shown
+    t = next(k for k, st in enumerate(steps) if st["rule"] == "line" and k > 10)
+    i, j, v = steps[t]["cells"][0]
+    click_cell(page, i, j)
+    wait_pos(page, t + 1, n)
+    assert page.inner_text("#explain-text").startswith(
+        f"Why is r{i + 1}c{j + 1} {'filled' if v else 'empty'}? Step {t + 1}: ")

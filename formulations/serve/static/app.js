@@ -327,7 +327,7 @@ function boardView() {
     return { cells: run.first, marks, line: run.badLine };
   }
   if (run && run.badLine) return { cells: state.hintKnown, line: run.badLine, dots: true };
-  return { cells: state.hintKnown, line: state.hintLine, dots: true };
+  return { cells: state.hintKnown, line: state.hintLine, dots: true, marks: state.boardMarks };  // explain.js outlines a step's cells
 }
 
 function renderBoard() {

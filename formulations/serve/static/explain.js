@@ -147,6 +147,7 @@ const Explain = (() => {
     if (!d || !p) return;
     const steps = d.explanation.steps;
     ex.pos = Math.max(0, Math.min(steps.length, k));
+    if (typeof showOnBoard === "function") showOnBoard(null, false);  // the board shows the steps, not a card
     state.hintKnown = boardAfter(p, steps, ex.pos);
     state.boardOther = null;
     const text = $("#explain-text"), detail = $("#explain-detail");
@@ -218,6 +219,7 @@ const Explain = (() => {
   // Hint: the first step whose cells the board does not show yet, with its reason
   async function nextHint() {
     if (state.mode === "draw") switchTab("clues");
+    if (typeof showOnBoard === "function") showOnBoard(null);  // back to the hints' cells
     await parsed();
     if (state.parseError) { note(`Cannot read the puzzle: ${state.parseError.error || "see above"}`, "error"); return; }
     if (!state.puzzle) { note("Enter a puzzle first.", "error"); return; }
