@@ -147,6 +147,7 @@ def bootstrap(values: np.ndarray, stat, n: int = 2000, seed: int = 1) -> tuple[f
 
 def cmd_cost(args) -> None:
     rows = []
+    run = time.strftime("%Y-%m-%dT%H:%M:%S")  # the table shows the latest run's rows
     puzzles = list(janko({(30, 30)}))[:args.limit]
     for n, (key, p) in enumerate(puzzles, 1):
         t = defaultdict(list)
@@ -155,7 +156,8 @@ def cmd_cost(args) -> None:
             t["explain"].append(cpu(lambda: explain(p, time_limit=args.time_limit)))
             t["nocounts"].append(cpu(lambda: explain(p, counts=False,
                                                      time_limit=args.time_limit)))
-        row = {"kind": "cost", "name": key, **{k: statistics.median(v) for k, v in t.items()}}
+        row = {"kind": "cost", "run": run, "name": key,
+               **{k: statistics.median(v) for k, v in t.items()}}
         rows.append(row)
         print(f"{n:>4}/{len(puzzles)} {key:<14} lines {row['lines'] * 1e3:8.2f} ms  explain "
               f"{row['explain'] / row['lines']:6.2f}x  without counts "
@@ -302,6 +304,8 @@ def cmd_table(args) -> None:
             rho = spearman([r["level"] for r in rs], [tts[r["name"]] for r in rs])
             print(f"| {size} | {len(rs)} | {fmt_rho(rho)} |")
     cost = read("cost")
+    latest = max((r.get("run", "") for r in cost), default="")
+    cost = [r for r in cost if r.get("run", "") == latest]
     if cost:
         print()
         print("| janko 30x30 | puzzles | median ratio to `lines` [95 %] | geometric mean | "
