@@ -864,7 +864,7 @@ _WEIGHTS = {"weights": dict, "params": dict, "until_solved": bool}
 _THREADS = {"workers": int}  # sampling threads (sampling_threads)
 _SA_OPTIONS = {"reads": int, "sweeps": int, "beta_range": tuple, "beta_schedule": str, **_WEIGHTS}
 _DWAVE_SA_OPTIONS = {**_SA_OPTIONS, **_THREADS}
-_HINT = 'pip install "nonogram-formulations[anneal]" (or: pip install dimod dwave-samplers)'
+_HINT = 'pip install -e ".[anneal]" (or: pip install dimod dwave-samplers scipy)'
 _AT_LEAST_ONE = {"reads": 1, "sweeps": 1}
 # The annealers get the model without the cell variables x unless the caller chooses. Measured
 # for sa on 25 janko puzzles of 15x15 to 40x30 (2/2/1 weights, the best of 100-30000 sweeps
@@ -875,7 +875,7 @@ NO_X_SAMPLERS = False
 # A sampler that enumerates all 2^n states takes 2^(n_x) times longer with the x variables
 # (heart5: 44 variables with x, 19 without, and a limit of 20), so it gets the model without x.
 ENUMERATORS_X = False
-_OJ_HINT = 'pip install "nonogram-formulations[openjij]" (or: pip install openjij threadpoolctl)'
+_OJ_HINT = 'pip install -e ".[openjij]" (or: pip install openjij threadpoolctl scipy)'
 _SA_OPTIONS_NO_SCHEDULE = {k: v for k, v in _SA_OPTIONS.items() if k != "beta_schedule"}
 
 BACKENDS = [
@@ -883,14 +883,14 @@ BACKENDS = [
                   "an automatic schedule: sweeps from the model's size, 188 on cat15, 30000 at "
                   "most; reads 100, fewer for long anneals)",
             _solver(_PLANS["sa"]), translation=qubo_size,
-            requires=("dimod", "dwave.samplers"), install_hint=_HINT,
+            requires=("dimod", "dwave.samplers", "scipy"), install_hint=_HINT,
             options=_DWAVE_SA_OPTIONS, reproducible=True,
             check_params=_param_checker(_PLANS["sa"]),
             minimum=_AT_LEAST_ONE, use_x=NO_X_SAMPLERS),
     Backend("tabu", f"dwave-samplers tabu search on the penalty QUBO (default {TABU_READS} reads, "
                     "each stopping at energy 0)",
             _solver(_PLANS["tabu"]), translation=qubo_size,
-            requires=("dimod", "dwave.samplers"), install_hint=_HINT,
+            requires=("dimod", "dwave.samplers", "scipy"), install_hint=_HINT,
             options={"reads": int, **_WEIGHTS, **_THREADS},
             check_params=_param_checker(_PLANS["tabu"]),
             minimum=_AT_LEAST_ONE, use_x=NO_X_SAMPLERS,
@@ -898,13 +898,13 @@ BACKENDS = [
     Backend("descent", f"dwave-samplers steepest descent from random states "
                        f"(default {DESCENT_READS} reads; a baseline, rarely solves)",
             _solver(_PLANS["descent"]), translation=qubo_size,
-            requires=("dimod", "dwave.samplers"), install_hint=_HINT,
+            requires=("dimod", "dwave.samplers", "scipy"), install_hint=_HINT,
             options={"reads": int, **_WEIGHTS, **_THREADS}, reproducible=True,
             check_params=_param_checker(_PLANS["descent"]), minimum=_AT_LEAST_ONE),
     Backend("openjij-sa", "OpenJij simulated annealing (SASampler) on the penalty QUBO (model "
                           "without x; the automatic schedule of sa)",
             _solver(_PLANS["openjij-sa"]), translation=qubo_size,
-            requires=("openjij", "threadpoolctl"), install_hint=_OJ_HINT,
+            requires=("openjij", "threadpoolctl", "scipy"), install_hint=_OJ_HINT,
             options=_SA_OPTIONS_NO_SCHEDULE, reproducible=True,
             check_params=_param_checker(_PLANS["openjij-sa"]), minimum=_AT_LEAST_ONE,
             use_x=NO_X_SAMPLERS),
@@ -912,14 +912,14 @@ BACKENDS = [
                            f"Carlo; --param gamma=, trotter=, beta=) on the penalty QUBO (default "
                            f"{OPENJIJ_SQA_READS} reads x {OPENJIJ_SQA_SWEEPS} sweeps)",
             _solver(_PLANS["openjij-sqa"]), translation=qubo_size,
-            requires=("openjij", "threadpoolctl"), install_hint=_OJ_HINT,
+            requires=("openjij", "threadpoolctl", "scipy"), install_hint=_OJ_HINT,
             options={"reads": int, "sweeps": int, **_WEIGHTS}, reproducible=True,
             check_params=_param_checker(_PLANS["openjij-sqa"]), minimum=_AT_LEAST_ONE,
             use_x=NO_X_SAMPLERS),
     Backend("exact", f"dimod ExactSolver: all 2^n states, models of at most {EXACT_MAX_VARIABLES} "
                      "variables (proves infeasible/unique)",
             _solver(_PLANS["exact"]), translation=qubo_size,
-            requires=("dimod",), install_hint=_HINT,
+            requires=("dimod", "scipy"), install_hint=_HINT,
             options=dict(_WEIGHTS), supports_unique=True, reproducible=True,
             refuse=size_limit("exact", EXACT_MAX_VARIABLES, "it enumerates all 2^n states"),
             use_x=ENUMERATORS_X),
@@ -937,7 +937,11 @@ def resolve(name: str) -> Backend:
     try:
         mod = importlib.import_module(module)
     except ImportError as exc:
-        raise BackendError(f"backend '{name}': cannot import module '{module}' ({exc})") from None
+        from .base import missing_module_hint
+        hint = f": {missing_module_hint(module, exc.name)}" if isinstance(
+            exc, ModuleNotFoundError) else ""
+        raise BackendError(f"backend '{name}': cannot import module '{module}' ({exc}){hint}") \
+            from None
     target = getattr(mod, cls, None)
     if target is None:
         raise BackendError(f"backend '{name}': module '{module}' has no attribute '{cls}'")

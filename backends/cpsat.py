@@ -539,7 +539,7 @@ BACKENDS = [
         description="OR-Tools CP-SAT on the model's linear constraints (complete: proves infeasible/unique)",
         solve_fn=solve,
         requires=("ortools.sat.python.cp_model",),
-        install_hint='pip install "nonogram-formulations[cpsat]" (or: pip install ortools)',
+        install_hint='pip install -e ".[cpsat]" (or: pip install ortools)',
         options={"workers": int, "log": bool, "cp_presolve": bool, "params": dict,
                  "unique_by": str, "line_patterns": bool, "clue_symmetry": bool,
                  "symmetry_after": float},

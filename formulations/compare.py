@@ -82,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 import matplotlib  # noqa: F401
             except ImportError:
-                raise BackendError('--plots needs matplotlib: pip install "nonogram-formulations[notebooks]"') from None
+                raise BackendError('--plots needs matplotlib: pip install -e ".[notebooks]"') from None
         if args.summary:
             rows = read_results(args.summary)
             _say(format_table(summarize(rows)))

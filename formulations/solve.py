@@ -351,6 +351,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return out.fail(EXIT_NOT_SOLVED, f"backend '{args.backend}' ran out of memory (try "
                         "--presolve, --no-x or a lower --max-model-mb)", path=where,
                         puzzle=puzzle, backend=args.backend)
+    except ModuleNotFoundError as exc:  # a package the backend imports is not installed
+        from backends.base import missing_module_hint
+        return out.fail(EXIT_BAD_INPUT, f"backend '{args.backend}' needs {exc.name}, which is "
+                        f"not installed: {missing_module_hint(exc.name)}", path=where,
+                        puzzle=puzzle, backend=args.backend)
     except Exception as exc:  # a solver failing inside: one line, never a traceback
         message = f"backend '{args.backend}' failed: {type(exc).__name__}: {exc}".splitlines()[0]
         return out.fail(EXIT_NOT_SOLVED, message, path=where, puzzle=puzzle,
@@ -445,7 +450,7 @@ def _draw(path: str, puzzle: Puzzle, result: SolveResult) -> str:
         from .show.png import save_png
         save_png(puzzle, result.grid, path)
     except ImportError:
-        return '--png needs matplotlib: pip install "nonogram-formulations[notebooks]"'
+        return '--png needs matplotlib: pip install -e ".[notebooks]"'
     except OSError as exc:
         return f"{exc.filename or path}: {exc.strerror or exc}"
     return ""

@@ -46,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .app import create_app
     except ImportError as exc:
         print(f"error: the web solver needs {exc.name}: pip install "
-              '"nonogram-formulations[web]"', file=sys.stderr)
+              '-e ".[web]"', file=sys.stderr)
         return 2
     for name, value in (("--max-running", args.max_running), ("--max-body-kb", args.max_body_kb)):
         if value < 1:

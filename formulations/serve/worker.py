@@ -349,17 +349,29 @@ def run_task(conn: Any, job: dict[str, Any]) -> None:
 
 
 def task_backends(job: dict[str, Any]) -> dict[str, Any]:
-    """The registry's backends, each with whether it is installed here (imports the solvers: done
-    once, in a worker, so that the server itself stays small)."""
-    from backends import all_backends
+    """The registry's backends, each with whether it is installed here and, when it is not, the
+    command that installs it (imports the solvers: done once, in a worker, so that the server
+    itself stays small). A backend whose module does not even import is listed as not
+    installed with its hint, never an error for the whole list."""
+    from backends import get_backend, names
+    from backends.base import missing_module_hint
     out = []
-    for b in all_backends():
+    for name in names():
+        try:
+            b = get_backend(name)
+        except Exception as exc:  # noqa: BLE001 - one backend's import, not the list
+            out.append({"name": name, "description": "", "available": False,
+                        "install_hint": missing_module_hint(getattr(exc, "name", None)),
+                        "supports_unique": False, "options": [], "uses_model": True,
+                        "sampler": False})
+            continue
         try:
             ok = b.available()
         except Exception:  # noqa: BLE001
             ok = False
         out.append({"name": b.name, "description": b.description, "available": ok,
-                    "install_hint": b.install_hint, "supports_unique": b.supports_unique,
+                    "install_hint": b.install_hint,
+                    "supports_unique": b.supports_unique,
                     "options": sorted(b.options), "uses_model": b.uses_model,
                     "sampler": "until_solved" in b.options})
     return {"backends": out}
