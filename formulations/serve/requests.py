@@ -89,9 +89,19 @@ def puzzle_text(body: dict[str, Any]) -> str:
         raise RequestError('"puzzle" must be the puzzle\'s text (a string)')
     if "\x00" in text:
         raise RequestError("the puzzle is binary data, not text (it holds NUL bytes)")
+    check_text(text, "the puzzle")
     if not text.strip():
         raise RequestError("the puzzle is empty")
     return text
+
+
+def check_text(text: str, what: str) -> None:
+    """Refuse a string JSON can carry but no file can hold: a lone surrogate (``\\ud800``)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise RequestError(f"{what} is not text: character {exc.start + 1} is a lone "
+                           f"surrogate (U+{ord(text[exc.start]):04X})") from None
 
 
 def time_limit(value: Any, settings: Settings) -> float:
@@ -137,9 +147,10 @@ def _scalar(key: str, value: Any) -> str:
 
 def option_flags(options: Any, settings: Settings) -> tuple[str, ...]:
     """``options`` as the command line's flags, each value checked for its type and held to the
-    server's caps (threads, reads, sweeps, the model's memory)."""
+    server's caps (threads, reads, sweeps, the model's memory): the caps hold whether or not a
+    request sends ``options`` at all."""
     if options is None:
-        return ()
+        options = {}
     if not isinstance(options, dict):
         raise RequestError('"options" must be a JSON object')
     argv: list[str] = []
@@ -191,7 +202,7 @@ def option_flags(options: Any, settings: Settings) -> tuple[str, ...]:
                 argv.append(f"{flag}={k}={_scalar(k, v)}")
         else:
             argv.append(f"{flag}={value}")
-    if "--max-model-mb" not in " ".join(argv):
+    if not any(a.startswith("--max-model-mb=") for a in argv):
         argv.append(f"--max-model-mb={settings.max_model_mb!r}")
     return tuple(argv)
 
