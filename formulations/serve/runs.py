@@ -171,6 +171,7 @@ class Runner:
             run.finish({"type": "crashed", "message": f"{type(exc).__name__}: {exc}"}, "crashed")
         finally:
             self.finished += 1
+            self._forget_old()
 
     async def _supervise(self, run: Run) -> None:
         loop = asyncio.get_running_loop()
