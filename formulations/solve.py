@@ -273,12 +273,15 @@ class _Out:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
     def fail(self, code: int, message: str, *, path: str | None = None, puzzle: Puzzle | None = None,
-             backend: str = "", status: str = "error") -> int:
+             backend: str = "", status: str = "error", result: SolveResult | None = None) -> int:
         """Report an outcome without a solve result: one line on stderr (and with --json one
-        object on stdout)."""
+        object on stdout; ``result`` gives the figures known so far, e.g. of an interrupted
+        run)."""
         print(f"error: {message}" if status == "error" else message, file=sys.stderr)
         if self.as_json:
-            record = json_record(path, puzzle, SolveResult(Status.ERROR, backend, message=message), code)
+            if result is None:
+                result = SolveResult(Status.ERROR, backend, message=message)
+            record = json_record(path, puzzle, result, code)
             record["status"] = status
             self.write(json.dumps(record))
         return code
@@ -342,8 +345,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return out.fail(EXIT_BAD_INPUT, f"{exc.filename or ''}: {exc.strerror or exc}",
                         path=where, puzzle=puzzle, backend=args.backend)
     except KeyboardInterrupt:
+        from .solving import progress
+        track = progress()  # the time spent and the model's size so far
         code = out.fail(EXIT_INTERRUPTED, "interrupted", path=where, puzzle=puzzle,
-                        backend=args.backend, status="interrupted")
+                        backend=args.backend, status="interrupted",
+                        result=None if track is None else track.result(Status.ERROR,
+                                                                      "interrupted"))
         if argv_given is None:  # the command line itself: leave now (_leave)
             _leave(code)
         return code
