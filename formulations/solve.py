@@ -89,6 +89,34 @@ CLI_WORDS = RemedyWords(
 """How this command line names a backend's remedies for a model it refuses."""
 
 
+def x_defaults(with_x: bool) -> list[str]:
+    """The registered backends that get the model with (``with_x``) or without the cell
+    variables x unless told (``Backend.model_x``, the one rule every entry point asks)."""
+    from backends import get_backend, names
+    out = []
+    for name in names():
+        try:
+            b = get_backend(name)
+        except Exception:  # noqa: BLE001 - a module that does not import here: not listed
+            continue
+        if b.uses_model and b.model_x() is with_x:
+            out.append(b.name)
+    return out
+
+
+class _RegistryText(str):
+    """A help text made from the registry when ``--help`` prints it, not when the parser is
+    built: importing every backend module costs about a second that a solve need not pay."""
+
+    def __new__(cls, make: Any) -> "_RegistryText":
+        text = super().__new__(cls, "(from the registry)")
+        text.make = make
+        return text
+
+    def __mod__(self, params: Any) -> str:  # argparse expands help strings with %
+        return self.make()
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m formulations.solve",
                 description="Solve a nonogram with one of the package's backends; every answer is "
@@ -103,11 +131,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--unique", action="store_true", help="also search for a second solution")
     xg = p.add_mutually_exclusive_group()
     xg.add_argument("--x", dest="use_x", action="store_true", default=None,
-                    help="build with the cell variables x (R = x = C); the default for "
-                         "lines, descent, exact and qbpp")
+                    help=_RegistryText(lambda: "build with the cell variables x (R = x = C); "
+                                       "the default for " + ", ".join(x_defaults(True))))
     xg.add_argument("--no-x", dest="use_x", action="store_false",
-                    help="build without cell variables (R = C directly); the default for "
-                         "cpsat, sa, tabu and openjij-*")
+                    help=_RegistryText(lambda: "build without cell variables (R = C directly); "
+                                       "the default for " + ", ".join(x_defaults(False))))
     p.add_argument("--presolve", action="store_true", help="fix what line solving decides before the backend")
     p.add_argument("--encoding", choices=ENCODINGS, help="the model's encoding (default order)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the grid")
