@@ -394,9 +394,13 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
     # with a time budget the best sample is the run's, not the last batch's
     reads = (f"{sum(b['reads'] for b in batches)} reads in {len(batches)} batches"
              if len(batches) > 1 else f"{total} reads")
+    # without a time limit the reads are a fixed number; with one the sampler keeps going
+    more = ("; a time limit (e.g. --time-limit 10) keeps it sampling, batch after batch, "
+            "until a ground state or the limit" if clock.end is None else "")
     return RawAnswer(Status.UNKNOWN, tuple(found), solve_s=time.perf_counter() - t0, energy=e_best,
                      message=f"best of {reads}{stopped} has energy {e_best:g} and breaks "
-                             f"{len(broken)} constraints: {shown}", sampling=stats, info=info)
+                             f"{len(broken)} constraints: {shown}{more}", sampling=stats,
+                     info=info)
 
 
 # Seconds per sweep and per unit of QUBO size (variables + 2 x interactions) of one simulated
