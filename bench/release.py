@@ -16,7 +16,7 @@ Records: ``bench/results/release/records.jsonl.gz``, one per (instance, sampler,
 (:mod:`formulations.harness.study`); a killed run resumes from them. Per sampler and size the
 ladder of anneal lengths (sqrt(2) steps) starts at five lengths around a guess and grows by one
 step at an end while some quantile's minimum sits at that end (or is unbounded), up to the
-sampler's cap (:func:`formulations.optimal.extend_ladder`). Every group's first ladder runs
+sampler's cap (:func:`formulations.analysis.optimal.extend_ladder`). Every group's first ladder runs
 before any extension (each phase smallest size first), so that a run stopped early has every size
 measured, its optima at the first ladder's ends labelled bounds.
 """
@@ -50,7 +50,7 @@ from formulations.harness.study import (
     pooled,
     run_tasks,
 )
-from formulations.optimal import (
+from formulations.analysis.optimal import (
     QUANTILES,
     LadderData,
     extend_ladder,
@@ -153,7 +153,7 @@ def read_selection(path: Path = PUZZLES) -> dict[str, list[str]]:
 def guess(sampler: str, variables: int) -> int:
     """Where a ladder starts: the sa backend's automatic sweeps for sa and OpenJij (fitted on
     optimal lengths), a fixed guess for tabu (updates per variable)."""
-    from backends.anneal import auto_sweeps
+    from formulations.backends.anneal import auto_sweeps
 
     if sampler == "tabu":
         return 12800
@@ -467,7 +467,7 @@ def time_spread(rs: Sequence[dict]) -> float:
     """The relative uncertainty of a record's mean CPU time per read, from the spread of its
     calls: 1.96 x the standard deviation of (a call's time per read / the record's) over the
     group's calls of full size, over sqrt(the median number of such calls per record). Widens
-    the bootstrap interval's ends (:func:`formulations.optimal.optimal_tts`, ``t_spread``)."""
+    the bootstrap interval's ends (:func:`formulations.analysis.optimal.optimal_tts`, ``t_spread``)."""
     import numpy as np
 
     ratios, counts = [], []
@@ -503,7 +503,7 @@ def below_ground(rs: Sequence[dict], lengths: Sequence[int]) -> dict[str, Any]:
             continue
         resid = np.median([a[2] / a[0] for a in by_inst.values()])
         ttt = {}
-        from formulations.stats import repeats_for
+        from formulations.analysis.stats import repeats_for
         for j, target in enumerate(TARGETS):
             vals = [a[1] / a[0] * float(repeats_for(a[4][j] / a[0])) for a in by_inst.values()]
             ttt[str(target)] = _num(float(quantile(np.array(vals), 0.5, axis=0)))

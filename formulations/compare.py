@@ -95,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_BAD_INPUT
         names = [b.strip() for b in args.backends.split(",") if b.strip()]
         if "all" in names:
-            from backends import available_backends
+            from formulations.backends import available_backends
             names = [n for b in names for n in (available_backends() if b == "all" else [b])]
         specs, xs, ps = expand_options(args.option, args.sweep, names)
         if args.no_x:

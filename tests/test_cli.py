@@ -3,21 +3,14 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from formulations.puzzle import check_grid, grid_from_strings
 from formulations.io import read_puzzle
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "formulations.solve", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=120)
+from helpers import ROOT
+from helpers import run_cli as run
 
 
 def test_cat15_json_is_one_object_with_the_documented_keys():
@@ -136,7 +129,7 @@ def test_export_bqm_writes_files_that_dimod_reads(tmp_path):
 def test_list_backends_names_every_registered_backend():
     p = run("--list-backends")
     assert p.returncode == 0
-    import backends
+    from formulations import backends
     for name in backends.names():
         assert name in p.stdout
 
@@ -144,7 +137,7 @@ def test_list_backends_names_every_registered_backend():
 def test_help_and_readme_name_the_registrys_model_variants():
     # --help's --x / --no-x defaults come from the registry (Backend.model_x); README's sentence
     # lists the same backends with x
-    from backends import all_backends
+    from formulations.backends import all_backends
     from formulations.solve import build_parser
 
     text = " ".join(build_parser().format_help().split())
@@ -154,7 +147,7 @@ def test_help_and_readme_name_the_registrys_model_variants():
         part = text.split(flag, 1)[1].split(" --", 1)[0]
         listed = part.split("the default for ", 1)[1].replace(",", " ").split()
         assert sorted(listed) == sorted(names), (flag, listed)
-    readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text().split())
+    readme = " ".join((ROOT / "README.md").read_text().split())
     with_x = readme.split("with x for ", 1)[1].split(".", 1)[0]
     named = set(re.findall(r"`([\w-]+)`", with_x))
     assert named == {b.name for b in all_backends() if b.uses_model and b.model_x()}, with_x

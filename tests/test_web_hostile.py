@@ -254,7 +254,7 @@ def test_a_stop_prints_one_line_answers_the_waiting_and_leaves_no_worker(sig):
     wait_until(lambda: answers)
     assert answers[0].status_code == 503 and "stopping" in answers[0].json()["message"]
     for pid in pids:
-        wait_until(lambda: _gone(pid), timeout=10)
+        wait_until(lambda pid=pid: _gone(pid), timeout=10)
 
 
 def test_workers_die_with_a_killed_server():
@@ -263,4 +263,4 @@ def test_workers_die_with_a_killed_server():
     s.proc.wait(10)
     s.stop()
     for pid in pids:
-        wait_until(lambda: _gone(pid), timeout=20)
+        wait_until(lambda pid=pid: _gone(pid), timeout=20)

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cputime import cpu_seconds
+from formulations.runtime.cputime import cpu_seconds
 
 RECORD_VERSION = 1
 SAMPLERS = ("sa", "tabu", "openjij-sa", "openjij-sqa", "pimc", "rotor", "pt", "pa")
@@ -176,20 +176,20 @@ def load(source: str):
 # -- one record ---------------------------------------------------------------------------------
 
 def plan_of(name: str) -> Any:
-    """The sampler plan of backend ``name`` (dwave and OpenJij samplers in backends.anneal; the
+    """The sampler plan of backend ``name`` (dwave and OpenJij samplers in formulations.backends.anneal; the
     quantum-annealing simulators, parallel tempering and population annealing in
-    backends.more_samplers): the same sampler and keyword translation the backend uses."""
-    from backends.anneal import _PLANS
+    formulations.backends.more_samplers): the same sampler and keyword translation the backend uses."""
+    from formulations.backends.anneal import _PLANS
 
     if name in _PLANS:
         return _PLANS[name]
-    from backends.more_samplers import _PLANS as MORE
+    from formulations.backends.more_samplers import _PLANS as MORE
 
     return MORE[name]
 
 
 def _sampler_kwargs(task: Task, sampler: Any, pen: Any, reads: int, seed: int) -> dict:
-    from backends.anneal import _sample_kwargs, tabu_tenure
+    from formulations.backends.anneal import _sample_kwargs, tabu_tenure
 
     params = dict(task.params or ())
     if task.sampler == "tabu":
@@ -271,7 +271,7 @@ def measure(task: Task) -> dict[str, Any]:
         return measure_budget(task)
     if task.sampler in EXACT:
         return measure_exact(task)
-    from backends.anneal import openmp_threads
+    from formulations.backends.anneal import openmp_threads
 
     with openmp_threads(plan_of(task.sampler)):  # OpenJij on one thread, as its backend
         return _measure_sampler(task)
@@ -385,21 +385,20 @@ def _head(task: Task, puzzle: Any) -> dict[str, Any]:
 
 def measure_budget(task: Task) -> dict[str, Any]:
     """A time-budget run, as the command line makes it (``python -m formulations.solve FILE
-    --backend B --time-limit T``: the same options, a sampler samples batch after batch until a
-    verified grid or the limit, on every core): one trial, ``successes`` 1 when it came back
+    --backend B --time-limit T --until-solved``: the same options, a sampler samples batch after
+    batch until a verified grid or the limit, on every core): one trial, ``successes`` 1 when it came back
     solved; process CPU (every thread) and wall of the ``solve_puzzle`` call, the backend's
     import done before the clock starts (the command line's interpreter start-up is not in it)."""
-    from backends import get_backend
+    from formulations.backends import get_backend
 
     from ..lines import clear_cache as clear_line_cache
-    from ..options import route
-    from ..solving import solve_puzzle
+    from ..solving import SolveRequest, solve
     from .runner import warm
 
     puzzle = load(task.source)
     warm(task.sampler)
     backend = get_backend(task.sampler)
-    opts, _ = route(backend, list(task.params or ()), switches=False)
+    opts: dict[str, Any] = {}
     if task.weights:
         opts["weights"] = dict(task.weights)
     if task.beta_range is not None and task.beta_range != "sampler":
@@ -407,11 +406,14 @@ def measure_budget(task: Task) -> dict[str, Any]:
             raise ValueError(f"backend {task.sampler!r} takes no beta range")
         opts["beta_range"] = tuple(task.beta_range)
     if "until_solved" in backend.options:
-        opts.setdefault("until_solved", True)
+        opts["until_solved"] = True
+    request = SolveRequest.make(puzzle, backend, options=opts, pairs=list(task.params or ()),
+                                use_x=task.use_x, presolve=task.presolve,
+                                encoding=task.encoding, seed=task.seed,
+                                time_limit=task.time_limit)
     clear_line_cache()  # presolve and lines start with no settled lines from earlier tasks
     c, w = cpu_seconds(), time.perf_counter()  # a backend's worker process counts too
-    res = solve_puzzle(puzzle, backend, use_x=task.use_x, time_limit=task.time_limit,
-                       seed=task.seed, presolve=task.presolve, encoding=task.encoding, **opts)
+    res = solve(request)
     cpu, wall = cpu_seconds() - c, time.perf_counter() - w
     s = res.sampling
     return _head(task, puzzle) | {
@@ -601,7 +603,7 @@ class Executor:
 # matrices; an upper bound: a read stops at the ground state).
 READ_COST = {"sa": (1.2e-9, "terms", 1.0), "openjij-sa": (3.5e-9, "terms", 1.0),
              "openjij-sqa": (9.8e-10, "terms", 1.5), "tabu": (1.8e-11, "variables", 2.0),
-             # not calibrated: sa's cost times the backends' own read_cost (backends.more_samplers)
+             # not calibrated: sa's cost times the backends' own read_cost (formulations.backends.more_samplers)
              "pimc": (7.2e-9, "terms", 1.0), "rotor": (4.8e-9, "terms", 1.0),
              "pt": (9.6e-9, "terms", 1.0), "pa": (2.4e-8, "terms", 1.0)}
 
@@ -714,10 +716,10 @@ def pool_points(records: Iterable[dict], by: Callable[[dict], Any] = lambda r: r
                 ) -> list[dict[str, Any]]:
     """Per group (``by(record)``; one instance, or it mixes instances' p) and length, every read
     of the group's records pooled over seeds and batches: p, the CPU time per read (total CPU
-    over total reads), TTS99 and its interval (:func:`formulations.stats.tts99_interval`:
+    over total reads), TTS99 and its interval (:func:`formulations.analysis.stats.tts99_interval`:
     Clopper-Pearson in p, widened by the spread of the calls' time per read). A group never
     solved stays, with TTS99 inf (censored) and a finite lower end."""
-    from ..stats import tts99_interval, tts99_point
+    from formulations.analysis.stats import tts99_interval, tts99_point
 
     acc: dict[tuple, dict] = {}
     for r in pooled(records):

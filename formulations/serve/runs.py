@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..workers import exit_text
+from ..runtime.workers import exit_text
 
 MAX_MESSAGES = 5_000
 """Messages kept per run; past it the log lines are dropped (replay chunks and batches stay)."""

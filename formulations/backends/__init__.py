@@ -13,28 +13,28 @@ from .base import Backend
 
 # backend name -> module that defines it (in its BACKENDS list)
 _REGISTRY: dict[str, str] = {
-    "cpsat": "backends.cpsat",
-    "lines": "backends.lines",
-    "sa": "backends.anneal",
-    "tabu": "backends.anneal",
-    "descent": "backends.anneal",
-    "exact": "backends.anneal",
-    "openjij-sa": "backends.anneal",
-    "openjij-sqa": "backends.anneal",
-    "pimc": "backends.more_samplers",
-    "rotor": "backends.more_samplers",
-    "pt": "backends.more_samplers",
-    "pa": "backends.more_samplers",
-    "qbpp": "backends.qbpp_easy",
-    "qbpp-exhaustive": "backends.qbpp_easy",
-    "sat": "backends.sat",
-    "mip": "backends.mip",
+    "cpsat": "formulations.backends.cpsat",
+    "lines": "formulations.backends.lines",
+    "sa": "formulations.backends.anneal",
+    "tabu": "formulations.backends.anneal",
+    "descent": "formulations.backends.anneal",
+    "exact": "formulations.backends.anneal",
+    "openjij-sa": "formulations.backends.anneal",
+    "openjij-sqa": "formulations.backends.anneal",
+    "pimc": "formulations.backends.more_samplers",
+    "rotor": "formulations.backends.more_samplers",
+    "pt": "formulations.backends.more_samplers",
+    "pa": "formulations.backends.more_samplers",
+    "qbpp": "formulations.backends.qbpp_easy",
+    "qbpp-exhaustive": "formulations.backends.qbpp_easy",
+    "sat": "formulations.backends.sat",
+    "mip": "formulations.backends.mip",
 }
 
 # name prefixes resolved by a module's ``resolve(name)``, with the form shown in messages
 _PREFIXES: dict[str, tuple[str, str]] = {
-    "dimod": ("backends.anneal", "dimod:MODULE:CLASS"),
-    "ladder": ("backends.ladder", "ladder:cell|row|propagate"),
+    "dimod": ("formulations.backends.anneal", "dimod:MODULE:CLASS"),
+    "ladder": ("formulations.backends.ladder", "ladder:cell|row|propagate"),
 }
 
 
@@ -49,7 +49,7 @@ def prefix_forms() -> list[str]:
 
 def get_backend(name: str | Backend | object) -> Backend:
     """The backend called ``name`` (a Backend is returned as it is, a dimod sampler object
-    becomes one: :mod:`backends.sampler_object`); an unknown name lists the valid ones."""
+    becomes one: :mod:`formulations.backends.sampler_object`); an unknown name lists the valid ones."""
     if isinstance(name, Backend):
         return name
     if not isinstance(name, str):

@@ -43,7 +43,7 @@ try:
 except ImportError:  # pragma: no cover - exercised in a fresh install without scipy
     special = None
 
-from .results import tts99
+from ..results import tts99
 
 RESAMPLES = 1000
 CONFIDENCE = 0.95

@@ -45,13 +45,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from formulations.clock import FIT_SLACK_S, Deadline
-from formulations.cputime import cpu_seconds
+from formulations.runtime.clock import FIT_SLACK_S, Deadline
+from formulations.runtime.cputime import cpu_seconds
 from formulations.model import NonogramModel, QuadraticPenalty, lower
 from formulations.model.penalty import qubo_size
 from formulations.options import parse_value
 from formulations.results import BackendError, RawAnswer, SamplingStats, Status, tts99
-from formulations.stats import tts99_interval
+from formulations.analysis.stats import tts99_interval
 
 from .base import Backend, size_limit
 
@@ -271,14 +271,14 @@ def sampling_threads(plan: _Plan, workers: int | None, until_solved: bool) -> in
     return cores() if workers == 0 else workers
 
 
-def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int | None,
+def _run(plan: _Plan, nm: NonogramModel, *, deadline: Deadline, seed: int | None,
          unique: bool, reads: int | None = None, sweeps: int | None = None,
          beta_range: tuple | None = None, beta_schedule: str | None = None,
          weights: dict | None = None, params: dict | None = None,
          until_solved: bool = False, workers: int | None = None) -> RawAnswer:
     t0 = time.perf_counter()
     threads = sampling_threads(plan, workers, until_solved)
-    clock = Deadline(time_limit)
+    clock = deadline
     try:
         pen = lower(nm, weights, deadline=clock)
     except ValueError as exc:
@@ -394,9 +394,9 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
     # with a time budget the best sample is the run's, not the last batch's
     reads = (f"{sum(b['reads'] for b in batches)} reads in {len(batches)} batches"
              if len(batches) > 1 else f"{total} reads")
-    # without a time limit the reads are a fixed number; with one the sampler keeps going
-    more = ("; a time limit (e.g. --time-limit 10) keeps it sampling, batch after batch, "
-            "until a ground state or the limit" if clock.end is None else "")
+    # the reads were a fixed number: a time budget (a limit with until_solved) keeps it going
+    more = ("" if budget else "; --time-limit S with --until-solved keeps it sampling, batch "
+            "after batch, until a verified grid or the limit")
     return RawAnswer(Status.UNKNOWN, tuple(found), solve_s=time.perf_counter() - t0, energy=e_best,
                      message=f"best of {reads}{stopped} has energy {e_best:g} and breaks "
                              f"{len(broken)} constraints: {shown}{more}", sampling=stats,
