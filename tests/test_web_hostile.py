@@ -22,7 +22,8 @@ httpx = pytest.importorskip("httpx", reason="the web tests need httpx (the test 
 pytest.importorskip("starlette", reason="the web solver needs the web extra")
 pytest.importorskip("uvicorn", reason="the web solver needs the web extra")
 
-from web_server import PUZZLES, Server, impossible_for_samplers, wait_until  # noqa: E402
+from helpers import PUZZLES  # noqa: E402
+from web_server import Server, impossible_for_samplers, wait_until  # noqa: E402
 
 from formulations import puzzle_from_grid, write_text  # noqa: E402
 
