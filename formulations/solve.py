@@ -20,6 +20,7 @@ from .io.common import MAX_INPUT_BYTES, InputTooLarge
 from .io.formats import describe as describe_formats
 from .model.encodings import ENCODINGS
 from .model.size import DEFAULT_MAX_MODEL_MB
+from .model.words import constraint_words
 from .puzzle import Puzzle, PuzzleError
 from .results import BackendError, ModelRefused, RemedyWords, SolveResult, Status
 from .runtime.clock import Deadline
@@ -258,7 +259,7 @@ def render(result: SolveResult, puzzle, *, ansi: bool = False) -> str:
         line += f"  ({result.message})"
     out.append(line)
     if result.violations:
-        shown = ", ".join(map(str, result.violations[:8]))
+        shown = "; ".join(map(constraint_words, result.violations[:8]))
         more = f" and {len(result.violations) - 8} more" if len(result.violations) > 8 else ""
         out.append(f"violated: {shown}{more}")
     if result.second_grid is not None:
@@ -510,12 +511,12 @@ def _animate(args: argparse.Namespace, puzzle: Puzzle, result: SolveResult, wher
     """``--animate PATH``: the solving replayed; a problem as one line ('' when written)."""
     from pathlib import Path
 
-    from .show.animate import write_replay
+    from .show.animate import REPLAY_TIME_LIMIT, write_replay
     try:
         name = puzzle.name or (Path(args.file).stem if args.file else args.source)
         written = write_replay(puzzle, args.animate, backend=result.backend, grid=result.grid,
                                title=f"{name} ({puzzle.height}x{puzzle.width})",
-                               time_limit=args.time_limit or 60.0)
+                               time_limit=args.time_limit or REPLAY_TIME_LIMIT)
     except OSError as exc:
         return f"{exc.filename or args.animate}: {exc.strerror or exc}"
     print(f"wrote {written}", file=sys.stderr)
