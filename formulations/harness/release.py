@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[2]   # the checkout (records and selecti
 
 from formulations.harness.study import (
     EXACT,
+    read_seconds,
     TARGETS,
     RecordFile,
     Task,
@@ -63,6 +64,7 @@ CORPUS = corpus_root()
 JANKO_REL = "puzzlekit-dataset-janko/Nonogram_dataset.json"
 JANKO = CORPUS / JANKO_REL
 OUT = ROOT / "bench" / "results" / "release"
+OUT2 = ROOT / "bench" / "results" / "release2"   # release 2 (count-decided records)
 PUZZLES = ROOT / "bench" / "release_puzzles.txt"
 STUDY = "release-1"
 # puzzles of our own at sizes janko lacks: seeded, unique (formulations.generate; lines and cpsat)
@@ -164,19 +166,24 @@ class Planner:
     edge or unbounded. Decisions depend on the records only, so a resumed run replays them.
     Order: the first ladders of every group, then the extensions, smallest size first in each."""
 
+    study = STUDY
+    max_length: Mapping[str, int] = MAX_LENGTH
+    min_length: Mapping[str, int] = MIN_LENGTH
+
     def __init__(self, selection: dict[str, list[str]], samplers: Sequence[str], *,
                  reads: int = READS, budget: float = CPU_BUDGET_S, seeds: Sequence[int] = (0,)):
         self.selection, self.samplers = selection, list(samplers)
         self.reads, self.budget, self.seeds = reads, budget, list(seeds)
+        self.sources: dict[str, str] = {}   # puzzles outside the release's selection
         self.decided: dict[tuple, tuple[int, list[int]]] = {}
         self.variables: dict[str, int] = {}
         self.sizes: dict[str, tuple[int, int]] = {}
 
     def task(self, key: str, sampler: str, length: int, seed: int) -> Task:
         if sampler in EXACT:
-            return Task(STUDY, key, source_of(key), sampler, 0, seed, reads=1,
+            return Task(self.study, key, self.src(key), sampler, 0, seed, reads=1,
                         cpu_budget_s=EXACT_LIMIT_S)
-        return Task(STUDY, key, source_of(key), sampler, length, seed, reads=self.reads,
+        return Task(self.study, key, self.src(key), sampler, length, seed, reads=self.reads,
                     reads_per_call=READS_PER_CALL, cpu_budget_s=self.budget)
 
     def _vars(self, key: str) -> int:
@@ -184,23 +191,27 @@ class Planner:
             from formulations.harness.study import load
             from formulations.model import build_model
             from formulations.model.penalty import lower
-            p = load(source_of(key))
+            p = load(self.src(key))
             pen = lower(build_model(p, use_x=False))
             self.variables[key] = pen.num_variables
             self.sizes[key] = (pen.num_variables, len(pen.qv))
         return self.variables[key]
+
+    def src(self, key: str) -> str:
+        return self.sources.get(key) or source_of(key)
 
     def initial(self, sampler: str, size: str) -> list[int]:
         if sampler in EXACT:
             return [0]  # one trial per puzzle, no anneal length
         keys = self.selection[size]
         n = sorted(self._vars(k) for k in keys[:5])[len(keys[:5]) // 2]
-        g = min(max(guess(sampler, n), MIN_LENGTH[sampler]), MAX_LENGTH[sampler])
+        lo, hi = self.min_length[sampler], self.max_length[sampler]
+        g = min(max(guess(sampler, n), lo), hi)
         k0 = ladder_index(g, BASE)
-        while ladder_length(k0 + INITIAL_SPAN, BASE) > MAX_LENGTH[sampler]:
+        while ladder_length(k0 + INITIAL_SPAN, BASE) > hi:
             k0 -= 1  # the whole first ladder below the cap
         return [ladder_length(k, BASE) for k in range(k0 - INITIAL_SPAN, k0 + INITIAL_SPAN + 1)
-                if MIN_LENGTH[sampler] <= ladder_length(k, BASE) <= MAX_LENGTH[sampler]]
+                if lo <= ladder_length(k, BASE) <= hi]
 
     def __call__(self, records: dict[str, dict]) -> list[Task]:
         by_group: dict[tuple[str, str], list[dict]] = defaultdict(list)
@@ -235,8 +246,8 @@ class Planner:
             # the records the summary uses (complete_ends), decided as the summary decides
             data = LadderData.from_records(complete_ends(pooled(recs))[0])
             optima = optimal_tts(data, QUANTILES, resamples=RESAMPLES)
-            add = extend_ladder(ladder, optima, base=BASE, min_length=MIN_LENGTH[sampler],
-                                max_length=MAX_LENGTH[sampler])
+            add = extend_ladder(ladder, optima, base=BASE, min_length=self.min_length[sampler],
+                                max_length=self.max_length[sampler])
             self.decided[key] = (len(recs), add)
         return [self.task(k, sampler, L, s) for L in add for k in self.selection[size]
                 for s in self.seeds]
@@ -250,6 +261,42 @@ class Planner:
             first = self.selection[size][0]
         n, q = self.sizes[first]
         return estimate_cost(t, n, q)
+
+
+class CountedPlanner(Planner):
+    """Release 2's plan (:mod:`formulations.harness.protocol`): the same ladders, every record
+    under the count rule (until S successes and R_min reads, or R_max reads), higher caps."""
+    from .protocol import MAX_LENGTH as max_length, STUDY as study  # noqa: N811
+
+    def task(self, key: str, sampler: str, length: int, seed: int) -> Task:
+        from . import protocol as P
+
+        if sampler in EXACT:
+            return super().task(key, sampler, length, seed)
+        return Task(self.study, key, self.src(key), sampler, length, seed, reads=P.MAX_READS,
+                    reads_per_call=P.READS_PER_CALL, until_successes=P.UNTIL_SUCCESSES,
+                    min_reads=P.MIN_READS, cpu_budget_s=0.0)
+
+
+class SamplerPlanner(CountedPlanner):
+    """A user's dimod sampler (``module:Class``, labelled ``name``) under release 2's protocol:
+    sa's ladder (its automatic sweeps as the guess), ``params`` to every sample() call."""
+
+    def __init__(self, selection: dict[str, list[str]], name: str, sampler_class: str, *,
+                 params: tuple = (), length_param: str = "num_sweeps",
+                 max_length: int = 102400, sources: Mapping[str, str] | None = None):
+        super().__init__(selection, [name])
+        self.name, self.sampler_class = name, sampler_class
+        self.params, self.length_param = tuple(params), length_param
+        self.max_length = {name: max_length}
+        self.min_length = {name: 4}
+        self.sources = dict(sources or {})
+
+    def task(self, key: str, sampler: str, length: int, seed: int) -> Task:
+        import dataclasses
+        return dataclasses.replace(super().task(key, sampler, length, seed),
+                                   sampler_class=self.sampler_class,
+                                   params=self.params or None, length_param=self.length_param)
 
 
 # -- manifest -------------------------------------------------------------------------------------
@@ -310,21 +357,33 @@ def _num(v: float | None) -> float | None:
 
 
 def summarize(records: Sequence[dict], resamples: int = RESAMPLES,
-              planned: Mapping[str, int] | None = None) -> dict[str, Any]:
+              planned: Mapping[str, int] | None = None, *,
+              calibration: Mapping[str, Any] | None = None,
+              decided: Mapping[str, bool] | None = None, fit_min_instances: int = 1,
+              keep_replicates: bool = False, study: str = STUDY) -> dict[str, Any]:
     """summary.json: per sampler, size and quantile the optimum and its interval; per sampler
     and quantile the scaling fits over sizes whose optimum is interior; residual energy and
     time-to-target per sampler, size and length. ``planned`` (puzzles selected per size) marks
     each size ``complete`` or not; a size measured on fewer puzzles stays out of the fits (its
-    missing puzzles are not a random loss: the run goes through them in order)."""
+    missing puzzles are not a random loss: the run goes through them in order), and so do the
+    generated sizes and sizes with fewer than ``fit_min_instances`` puzzles (populations apart).
+
+    Release 2's figures (:mod:`formulations.harness.protocol`) in every quantile entry: TTS99
+    in spin updates (``*_spin_updates``) with its interval and detection limit; with a
+    ``calibration`` (calibration.json) the CPU TTS99 derived from it (``*_cpu_s``) and the
+    top-level ``tts99_s``/``low_s``/``high_s`` taken from it (``cpu_from``); ``decided``
+    (puzzle: line propagation decides it) splits every size in two ``classes``."""
+    from . import protocol as P
     import numpy as np
 
     recs = pooled(records)
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for r in recs:
         groups[(r["sampler"], r["size"])].append(r)
-    out: dict[str, Any] = {"study": STUDY, "records": len(recs),
+    out: dict[str, Any] = {"study": study, "records": len(recs),
                            "errors": sum(1 for r in records if "error" in r),
-                           "quantiles": list(QUANTILES), "confidence": 0.95, "samplers": {}}
+                           "quantiles": list(QUANTILES), "confidence": 0.95,
+                           "median": P.MEDIAN, "samplers": {}}
     for sampler in sorted({s for s, _ in groups}):
         if sampler in EXACT:
             out["samplers"][sampler] = summarize_exact(
@@ -334,6 +393,7 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES,
                        key=lambda z: math.prod(map(int, z.split("x"))))
         per_size: dict[str, Any] = {}
         points: dict[float, list] = defaultdict(list)
+        su_points: list[tuple] = []
         for z in sizes:
             rs, partial = complete_ends(groups[(sampler, z)])
             data = LadderData.from_records(rs)
@@ -361,9 +421,51 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES,
                 L = qd["optimal_length"]
                 qd["spin_updates_per_read"] = None if L is None else int(L) * nvar
                 qd["overhead_share"] = overhead_share([r for r in rs if r["length"] == L])
+            # release 2: spin updates, detection limits, CPU from the calibration
+            counted = all(r.get("rule") for r in rs)
+            model = P.cost_model(calibration, f"{sampler}|{z}")
+            su = P.spin_update_entries(rs, data, resamples=resamples, model=model,
+                                       keep_replicates=keep_replicates)
+            e = per_size[z]
+            e["work_unit"] = P.work_unit(sampler, counted)
+            e["count_rule"] = counted
+            e["calibration"] = model
+            e["sessions"] = sorted({r["session"] for r in rs if r.get("session")})
+            e["setup_cpu_s_for_comparison"] = (model["setup_cpu_s"] if model
+                                               else e["median_setup_cpu_s"])
+            for q, qd in e["quantiles"].items():
+                qd.update(su[q])
+                if model is not None:   # the CPU figure is the calibrated one
+                    qd.update({"tts99_s": qd["tts99_cpu_s"], "low_s": qd["low_cpu_s"],
+                               "high_s": qd["high_cpu_s"],
+                               "optimal_length": qd["optimal_length_cpu"],
+                               "interior": qd["interior_cpu"], "edge": qd["edge_cpu"],
+                               "per_length": qd["per_length_cpu"]})
+            if decided is not None:
+                e["classes"] = P.classes(rs, data, decided, resamples=resamples, model=model)
+            fit_ok = (per_size[z]["complete"] is not False and z not in GENERATED_SIZES
+                      and n_inst >= fit_min_instances)
             for o in optima:
-                if o.interior and per_size[z]["complete"] is not False:
+                if o.interior and fit_ok and model is None:
                     points[o.q].append((cells, nvar, o.tts99_s, o.replicates))
+            su_opt = optimal_tts(LadderData(data.instances, data.lengths, data.successes,
+                                            data.reads, P.work_matrix(data, {
+                                                r["instance"]: int(r["variables"]) for r in rs})),
+                                 QUANTILES, resamples=resamples, seed=0)
+            for o in su_opt:
+                su_points.append((z if fit_ok else f"{z} (apart)", cells,
+                                  n_inst if fit_ok else 0, o.q, o.tts99_s, o.replicates,
+                                  o.interior))
+            if model is not None:   # CPU fits from the calibrated figures
+                cpu = optimal_tts(LadderData(data.instances, data.lengths, data.successes,
+                                             data.reads, model["a_s"] + model["c_s"] *
+                                             P.work_matrix(data, {r["instance"]: int(r["variables"])
+                                                                  for r in rs})),
+                                  QUANTILES, resamples=resamples, seed=0,
+                                  t_spread=model["spread"])
+                for o in cpu:
+                    if o.interior and fit_ok:
+                        points[o.q].append((cells, nvar, o.tts99_s, o.replicates))
         fits = {}
         for q in QUANTILES:
             pts = points.get(q, [])
@@ -374,7 +476,11 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES,
                     [p[xi] for p in pts], [p[2] for p in pts], [p[3] for p in pts],
                     model=model, x=xname)
             fits[str(q)] = {"sizes_used": len(pts), **fq}
-        out["samplers"][sampler] = {"sizes": per_size, "fits": fits}
+        out["samplers"][sampler] = {
+            "sizes": per_size, "fits": fits,
+            "fits_spin_updates": P.fits_spin_updates(su_points, generated=GENERATED_SIZES,
+                                                     min_instances=fit_min_instances)}
+    out["comparisons"] = P.both_ways(out)
     return out
 
 
@@ -449,6 +555,14 @@ def summarize_exact(by_size: dict[str, list[dict]], resamples: int,
             for o in optima:
                 if math.isfinite(o.tts99_s) and entry["complete"] is not False:
                     points[(figure, o.q)].append((cells, o.tts99_s, o.replicates))
+        # the proof's time less the model's build (wall, the backend's own figure): the
+        # comparison with set-up excluded on both sides
+        excl = [{"instance": r["instance"], "length": 0, "successes": int(r.get("unique") is not None),
+                 "reads": 1, "cpu_s": max(r["unique_cpu_s"] - (r.get("unique_build_s") or 0.0),
+                                          0.0)} for r in rs if r.get("unique_build_s") is not None]
+        if excl:
+            for o in optimal_tts(LadderData.from_records(excl), QUANTILES, resamples=resamples):
+                entry["uniqueness"][str(o.q)]["time_excl_build_s"] = _num(o.tts99_s)
         entry["quantiles"] = entry["uniqueness"]
         sizes[z] = entry
     fits: dict[str, Any] = {}
@@ -526,11 +640,15 @@ def cmd_run(args) -> None:
     sel = {z: k[:args.limit] if args.limit else k for z, k in sel.items()
            if z in args.sizes.split(",")}
     out = Path(args.out)
+    samplers = [b for b in args.baselines.split(",") if b] + args.samplers.split(",")
+    if args.release == 2:
+        entry = _session(args)
+        planner: Planner = CountedPlanner(sel, samplers)
+    else:
+        entry = manifest_entry(args)
+        planner = Planner(sel, samplers, reads=args.reads, budget=args.budget)
     out.mkdir(parents=True, exist_ok=True)
-    entry = manifest_entry(args)
     add_manifest(out, entry)
-    planner = Planner(sel, [b for b in args.baselines.split(",") if b] + args.samplers.split(","),
-                      reads=args.reads, budget=args.budget)
     run_tasks(planner, RecordFile(out / "records.jsonl.gz"), workers=args.workers,
               scheduler=args.scheduler, progress=not args.quiet, cost=planner.cost,
               log=lambda s: print(s, file=sys.stderr), desc="release",
@@ -546,7 +664,16 @@ def cmd_summary(args) -> None:
     limit = getattr(args, "limit", None)   # a quick look plans only the first N a size
     planned = ({z: len(k[:limit] if limit else k) for z, k in read_selection().items()}
                if PUZZLES.is_file() else None)
-    summary = summarize(records, planned=planned)
+    extra: dict[str, Any] = {}
+    if args.release == 2:
+        from . import protocol as P
+        cal = out / "calibration.json"
+        extra = {"calibration": json.loads(cal.read_text()) if cal.is_file() else None,
+                 "decided": decided_classes(out, {r["instance"]: r.get("source")
+                                                  for r in pooled(records)}),
+                 "fit_min_instances": P.FIT_MIN_INSTANCES, "study": P.STUDY,
+                 "keep_replicates": True}
+    summary = summarize(records, planned=planned, **extra)
     path = out / "summary.json"
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(summary, indent=1) + "\n")
@@ -558,6 +685,224 @@ def cmd_summary(args) -> None:
             print(f"{s:<12} {z:>6} n={q['instances']:>3} solved={q['solved']:>3} "
                   f"L*={q['optimal_length']} interior={q['interior']} "
                   f"median TTS99 {q['tts99_s']} [{q['low_s']}, {q['high_s']}]")
+
+
+def _session(args, **config: Any) -> dict[str, Any]:
+    """Release 2's manifest session (refusing a modified tree unless --allow-dirty)."""
+    from . import protocol as P
+    try:
+        return P.session_entry(ROOT, allow_dirty=args.allow_dirty, workers=args.workers,
+                               scheduler=args.scheduler, nice=os.nice(0),
+                               config={"sizes": args.sizes, "samplers": args.samplers,
+                                       "generated": GENERATED_REL, **config})
+    except P.DirtyTree as exc:
+        sys.exit(str(exc))
+
+
+def decided_classes(out: Path, sources: Mapping[str, str | None]) -> dict[str, bool]:
+    """Whether line propagation decides each puzzle, cached in ``out/line_decided.json``."""
+    from . import protocol as P
+    path = out / "line_decided.json"
+    have = json.loads(path.read_text()) if path.is_file() else {}
+    todo = [k for k, src in sources.items() if k not in have and src]
+    if todo:
+        have |= P.line_decided(todo, lambda k: sources[k])
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(dict(sorted(have.items())), indent=0) + "\n")
+        os.replace(tmp, path)
+    return have
+
+
+CAL_READ_S = 0.05   # the calibration's reads: about this long each by the cost model
+
+
+def calibration_groups(sel: Mapping[str, list[str]], samplers: Sequence[str], *,
+                       puzzles: int = 3, planner: Planner | None = None,
+                       sources: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """Per (sampler, size): the first ``puzzles`` puzzles of the size, at the middle of the
+    ladder's first five lengths (the guess)."""
+    pl = planner or CountedPlanner(dict(sel), list(samplers))
+    out = []
+    for z, keys in sel.items():
+        for s in samplers:
+            if s in EXACT:
+                continue
+            init = pl.initial(s, z)
+            # the guess, or shorter: a read of about CAL_READ_S by the cost model (a cost per
+            # spin update does not depend on the length; tabu's full reads at 30x30 take seconds)
+            pl._vars(keys[0])
+            n, q = pl.sizes[keys[0]]
+            per_unit = read_seconds(s if s in MAX_LENGTH else "sa", 1, n, q)
+            length = max(8, min(init[len(init) // 2], int(CAL_READ_S / max(per_unit, 1e-15))))
+            g = {"sampler": s, "size": z, "length": length,
+                 "puzzles": [(k, (sources or {}).get(k) or pl.src(k)) for k in keys[:puzzles]]}
+            if isinstance(pl, SamplerPlanner) and s == pl.name:
+                g |= {"sampler_class": pl.sampler_class, "params": pl.params or None}
+            out.append(g)
+    return out
+
+
+def run_calibration(out: Path, groups: list[dict], session: dict, *, rounds: int,
+                    reads: int, quiet: bool = False) -> dict[str, Any]:
+    from . import protocol as P
+    cal = P.calibrate(groups, rounds=rounds, reads=reads,
+                      log=(lambda s: None) if quiet else (lambda s: print(s, file=sys.stderr)))
+    P.add_calibration(out / "calibration.json", session["started"], cal,
+                      {k: session[k] for k in ("commit", "dirty", "cpu_model", "cpu_flags")})
+    return cal
+
+
+def cmd_calibrate(args) -> None:
+    """Release 2's cost per spin update per (sampler, size), interleaved in this session and
+    appended to calibration.json (three sessions or more widen the CPU intervals by their
+    spread)."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    sel = {z: k for z, k in read_selection().items() if z in args.sizes.split(",")}
+    out = Path(args.out)
+    session = _session(args, calibration={"rounds": args.rounds, "reads": args.cal_reads,
+                                          "puzzles": args.cal_puzzles})
+    out.mkdir(parents=True, exist_ok=True)
+    add_manifest(out, session)
+    cal = run_calibration(out, calibration_groups(sel, args.samplers.split(","),
+                                                  puzzles=args.cal_puzzles), session,
+                          rounds=args.rounds, reads=args.cal_reads, quiet=args.quiet)
+    for g, d in cal.items():
+        print(f"{g:<20} c {d['c_s']:.3e} s per spin update (rounds {min(d['c_rounds']):.3e} to "
+              f"{max(d['c_rounds']):.3e}), a {d['a_s']:.3e} s per read, set-up "
+              f"{d['setup_cpu_s'] * 1000:.2f} ms")
+
+
+def cmd_verify(args) -> None:
+    """Re-run N random count-decided records; one JSON object; exit 0 only when every count
+    (and the energies' digest) matches."""
+    from . import protocol as P
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    records = RecordFile(Path(args.out) / "records.jsonl.gz").read()
+    res = P.verify(records, args.sample, seed=args.seed)
+    if args.json:
+        print(json.dumps(res))
+    else:
+        for r in res["records"]:
+            print(f"{r['key']}: successes {r['successes_recorded']} -> {r['successes_now']}, "
+                  f"reads {r['reads_recorded']} -> {r['reads_now']}, energies "
+                  f"{'match' if r['energies_match'] else 'DIFFER'}, CPU per read x"
+                  f"{r['cpu_per_read_ratio']}")
+        print(f"{res['checked']} of {res['candidates']} count-decided records re-run: "
+              f"{'all match' if res['all_match'] else 'NOT all match'}")
+    sys.exit(0 if res["all_match"] else 1)
+
+
+def cmd_sampler(args) -> None:
+    """Any dimod sampler under release 2's protocol: its records, this session's calibration
+    of it and of sa on the same sizes, a summary in the release's format and the window sticker
+    against the committed baseline."""
+    from . import protocol as P
+    from .study import load
+
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    def bad(msg: str) -> None:   # bad input: one line, exit 2
+        print(msg, file=sys.stderr)
+        sys.exit(2)
+
+    if not args.target or ":" not in args.target:
+        bad("sampler: give the class as module:Class (e.g. my.module:MySampler)")
+    name = args.name or args.target.rsplit(":", 1)[1]
+    params = []
+    for kv in args.param:
+        k, eq, v = kv.partition("=")
+        if not eq or not k:
+            bad(f"--param {kv!r}: expected KEY=VALUE")
+        params.append((k, v))
+    sources: dict[str, str] = {}
+    if args.puzzles:
+        sel: dict[str, list[str]] = defaultdict(list)
+        for src in args.puzzles.split(","):
+            try:
+                p = load(src)
+            except Exception as exc:
+                bad(f"{src}: {exc}")
+            key = f"{Path(src.split('::')[0]).stem}{'-' + src.split('::')[1] if '::' in src else ''}" \
+                  f"_{p.height}x{p.width}"
+            sources[key] = src
+            sel[f"{p.height}x{p.width}"].append(key)
+        sel = {z: k[:args.limit] if args.limit else k for z, k in sel.items()}
+    else:
+        sel = {z: k[:args.limit] if args.limit else k for z, k in read_selection().items()
+               if z in args.sizes.split(",")}
+    try:
+        from .study import make_custom
+        make_custom(args.target)
+    except Exception as exc:
+        bad(f"sampler {args.target}: {type(exc).__name__}: {exc}")
+    out = Path(args.out or ROOT / "bench" / "results" / f"sampler-{name}")
+    session = _session(args, sampler=args.target, params=dict(params))
+    out.mkdir(parents=True, exist_ok=True)
+    add_manifest(out, session)
+    pl = SamplerPlanner(sel, name, args.target, params=tuple(params),
+                        length_param=args.length_param, max_length=args.max_length,
+                        sources=sources)
+    run_tasks(pl, RecordFile(out / "records.jsonl.gz"), workers=args.workers,
+              scheduler=args.scheduler, progress=not args.quiet, cost=pl.cost,
+              log=lambda s: print(s, file=sys.stderr), desc=name,
+              stamp={"session": session["started"]})
+    if not args.no_calibration:   # the user's sampler and sa, interleaved in this session
+        groups = calibration_groups(sel, [name], puzzles=args.cal_puzzles, planner=pl)
+        if name != "sa":
+            groups += calibration_groups(sel, ["sa"], puzzles=args.cal_puzzles,
+                                         planner=SamplerPlanner(sel, "sa", "", sources=sources))
+        for g in groups:
+            if g["sampler"] == "sa":
+                g.pop("sampler_class", None)
+                g.pop("params", None)
+        run_calibration(out, groups, session, rounds=args.rounds, reads=args.cal_reads,
+                        quiet=args.quiet)
+    records = RecordFile(out / "records.jsonl.gz").read()
+    cal = out / "calibration.json"
+    calibration = json.loads(cal.read_text()) if cal.is_file() else None
+    summary = summarize(records, calibration=calibration, study=f"{P.STUDY} ({name})",
+                        decided=decided_classes(out, {r["instance"]: r.get("source")
+                                                      for r in pooled(records)}),
+                        keep_replicates=True, resamples=args.resamples)
+    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    base_path = Path(args.baseline) if args.baseline else default_baseline(sel)
+    baseline = json.loads(base_path.read_text())
+    base_model = {z: P.cost_model(calibration, f"sa|{z}") for z in sel}
+    text = P.sticker(summary, baseline, name, base_model={z: m for z, m in base_model.items()
+                                                          if m})
+    text += f"\n\nBaseline: {base_path.relative_to(ROOT) if base_path.is_relative_to(ROOT) else base_path}"
+    (out / "sticker.md").write_text(text + "\n")
+    print(text)
+    print(f"wrote {out / 'summary.json'} and {out / 'sticker.md'}", file=sys.stderr)
+
+
+def default_baseline(sel: Mapping[str, list[str]]) -> Path:
+    """Release 2's committed summary when it holds sa at every size asked, else the baseline
+    computed in release 2's format from release 1's records (bench/results/release2/
+    baseline-release1.json)."""
+    r2 = ROOT / "bench" / "results" / "release2" / "summary.json"
+    if r2.is_file():
+        sizes = json.loads(r2.read_text())["samplers"].get("sa", {}).get("sizes", {})
+        if all(z in sizes for z in sel):
+            return r2
+    return ROOT / "bench" / "results" / "release2" / "baseline-release1.json"
+
+
+def cmd_baseline(args) -> None:
+    """baseline-release1.json: release 1's sa and tabu records summarised in release 2's format
+    (spin updates and their replicates; CPU from the records): the window sticker's baseline
+    until release 2 has its own."""
+    from . import protocol as P
+    recs = [r for r in RecordFile(OUT / "records.jsonl.gz").read()
+            if r.get("sampler") in ("sa", "tabu") and r.get("size") in args.sizes.split(",")]
+    planned = {z: len(k) for z, k in read_selection().items()}
+    path = ROOT / "bench" / "results" / "release2" / "baseline-release1.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    decided = decided_classes(path.parent, {r["instance"]: r.get("source") for r in pooled(recs)})
+    s = summarize(recs, planned=planned, keep_replicates=True, resamples=args.resamples,
+                  fit_min_instances=P.FIT_MIN_INSTANCES, decided=decided,
+                  study="release-1 (in release 2's format)")
+    path.write_text(json.dumps(s, separators=(",", ":")) + "\n")
+    print(f"wrote {path} ({s['records']} records)")
 
 
 def cmd_status(args) -> None:
@@ -579,14 +924,15 @@ def cmd_status(args) -> None:
 
 
 def estimate(records: Sequence[dict], sel: dict[str, list[str]], samplers: Sequence[str], *,
-             reads: int = READS, budget: float = CPU_BUDGET_S) -> list[dict[str, Any]]:
+             reads: int = READS, budget: float = CPU_BUDGET_S,
+             planner: type | None = None) -> list[dict[str, Any]]:
     """CPU hours per size and sampler from the cost model (formulations.harness.study.READ_COST)
     summed over the size's puzzles, calibrated by ``records``: measured over modelled CPU of the
     group's records (a ratio of sums, so the long records weigh as they cost; at least 20
     records); a group not measured yet takes its sampler's ratio at the largest size measured.
     ``a``: the ladder as first planned plus two steps; ``b``: extended to the cap; ``done``: the
     CPU hours its records hold."""
-    pl = Planner(sel, samplers, reads=reads, budget=budget)
+    pl = (planner or Planner)(sel, samplers, reads=reads, budget=budget)
     measured: dict[tuple[str, str], float] = defaultdict(float)
     modelled: dict[tuple[str, str], float] = defaultdict(float)
     counts: dict[tuple[str, str], int] = defaultdict(int)
@@ -597,7 +943,11 @@ def estimate(records: Sequence[dict], sel: dict[str, list[str]], samplers: Seque
         t = pl.task(r["instance"], r["sampler"], r["length"], r["seed"])
         key = (r["sampler"], r["size"])
         measured[key] += r["cpu_s"] + r.get("setup_cpu_s", 0.0)
-        modelled[key] += estimate_cost(t, *pl.sizes[r["instance"]])
+        if isinstance(pl, CountedPlanner):   # the record's own reads (release 1's, say)
+            modelled[key] += read_seconds(r["sampler"], r["length"],
+                                          *pl.sizes[r["instance"]]) * r["reads"] + 0.05
+        else:
+            modelled[key] += estimate_cost(t, *pl.sizes[r["instance"]])
         counts[key] += 1
 
     def cells(z: str) -> int:
@@ -617,7 +967,8 @@ def estimate(records: Sequence[dict], sel: dict[str, list[str]], samplers: Seque
         for s in samplers:
             init = pl.initial(s, z)
             k0, k1 = ladder_index(init[0], BASE), ladder_index(init[-1], BASE)
-            cap = max(k for k in range(k1, k1 + 40) if ladder_length(k, BASE) <= MAX_LENGTH[s])
+            cap = max(k for k in range(k1, k1 + 40)
+                      if ladder_length(k, BASE) <= pl.max_length[s])
 
             def cost(k: int, z: str = z, s: str = s) -> float:
                 return sum(estimate_cost(pl.task(key, s, ladder_length(k, BASE), 0),
@@ -636,7 +987,19 @@ def cmd_estimate(args) -> None:
     sel = read_selection()
     sel = {z: k for z, k in sel.items() if z in args.sizes.split(",")}
     records = RecordFile(Path(args.out) / "records.jsonl.gz").read()
-    rows = estimate(records, sel, args.samplers.split(","), reads=args.reads, budget=args.budget)
+    counted = args.release == 2
+    if counted:   # CPU per read calibrated by release 1's records where release 2 has none
+        have = {(r["sampler"], r["size"]) for r in pooled(records)}
+        records = records + [r for r in RecordFile(OUT / "records.jsonl.gz").read()
+                             if (r.get("sampler"), r.get("size")) not in have]
+    rows = estimate(records, sel, args.samplers.split(","), reads=args.reads, budget=args.budget,
+                    planner=CountedPlanner if counted else None)
+    if counted:
+        from . import protocol as P
+        print(f"release 2: every record at R_max = {P.MAX_READS} reads (an upper bound: a cell "
+              f"stops at {P.UNTIL_SUCCESSES} successes after {P.MIN_READS} reads; at least "
+              f"{P.MIN_READS / P.MAX_READS:.0%} of it); 'done' counts release 1's CPU where "
+              f"release 2 has no records of a group")
     print(f"{'size':>6} {'sampler':<12} {'A CPU-h':>8} {'B CPU-h':>8} {'done':>6} {'scale':>6}")
     for r in rows:
         print(f"{r['size']:>6} {r['sampler']:<12} {r['a']:8.2f} {r['b']:8.2f} {r['done']:6.2f} "
@@ -798,7 +1161,33 @@ def cmd_compact(args) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("command", choices=["select", "run", "summary", "status", "compact",
-                                        "estimate", "plot", "table"])
+                                        "estimate", "plot", "table", "verify", "calibrate",
+                                        "sampler", "baseline"])
+    ap.add_argument("target", nargs="?", default=None,
+                    help="sampler: the dimod sampler class, module:Class")
+    ap.add_argument("--release", type=int, choices=(1, 2), default=2,
+                    help="2 (default): count-decided records in bench/results/release2; 1: the "
+                         "first release's (bench/results/release)")
+    ap.add_argument("--allow-dirty", action="store_true",
+                    help="run from a tree with modified tracked files (the session says so)")
+    ap.add_argument("--sample", type=int, default=10, help="verify: records to re-run")
+    ap.add_argument("--seed", type=int, default=0, help="verify: which records (seeded)")
+    ap.add_argument("--json", action="store_true", help="verify: one JSON object")
+    ap.add_argument("--rounds", type=int, default=3, help="calibrate: interleaved rounds")
+    ap.add_argument("--cal-reads", type=int, default=20, help="calibrate: reads per measurement")
+    ap.add_argument("--cal-puzzles", type=int, default=3, help="calibrate: puzzles per size")
+    ap.add_argument("--param", action="append", default=[],
+                    help="sampler: KEY=VALUE for every sample() call (repeatable)")
+    ap.add_argument("--name", default=None, help="sampler: its label (default: the class name)")
+    ap.add_argument("--length-param", default="num_sweeps",
+                    help="sampler: the sample() keyword that takes the length (sweeps)")
+    ap.add_argument("--max-length", type=int, default=102400, help="sampler: the ladder's cap")
+    ap.add_argument("--puzzles", default=None,
+                    help="sampler: puzzle files (FILE or FILE::KEY, comma-separated) instead of "
+                         "the release's selection")
+    ap.add_argument("--baseline", default=None, help="sampler: the summary to compare with")
+    ap.add_argument("--no-calibration", action="store_true")
+    ap.add_argument("--resamples", type=int, default=RESAMPLES)
     ap.add_argument("--sizes", default=",".join(SIZES))
     ap.add_argument("--per-size", type=int, default=PER_SIZE)
     ap.add_argument("--samplers", default=",".join(SAMPLERS))
@@ -809,14 +1198,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="sampling CPU seconds per record at most")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--scheduler", default=None, help="a Dask scheduler address (tcp://HOST:8786)")
-    ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--out", default=None,
+                    help="records folder (default bench/results/release2, or release with "
+                         "--release 1; sampler: bench/results/sampler-NAME)")
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--limit", type=int, default=None,
                     help="only the first N puzzles of each size (a quick look, not the release)")
     ap.add_argument("--min-instances", type=int, default=1,
                     help="table: leave out sizes measured on fewer instances (partial groups)")
     args = ap.parse_args(argv)
-    {"select": cmd_select, "run": cmd_run, "summary": cmd_summary, "status": cmd_status,
+    if args.out is None and args.command != "sampler":
+        args.out = str(OUT if args.release == 1 else OUT2)
+    {"verify": cmd_verify, "calibrate": cmd_calibrate, "sampler": cmd_sampler,
+     "baseline": cmd_baseline, "select": cmd_select, "run": cmd_run, "summary": cmd_summary, "status": cmd_status,
      "compact": cmd_compact, "estimate": cmd_estimate,
      "plot": cmd_plot, "table": cmd_table}[args.command](args)
     return 0

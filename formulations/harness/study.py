@@ -722,6 +722,8 @@ def estimate_cost(task: Task, variables: int, interactions: int) -> float:
     if task.sampler in EXACT:
         return 0.5
     t = read_seconds(task.sampler, task.length, variables, interactions)
+    if task.until_successes:   # the count rule: R_max reads at most (the unsolved cells)
+        return task.reads * t + 0.05
     return max(min(task.reads * t, task.cpu_budget_s), task.min_calls * t) + 0.05
 
 
