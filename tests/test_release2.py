@@ -224,3 +224,27 @@ def test_a_bad_sampler_path_is_one_clear_line():
                "--quiet", "--out", "/tmp/unused-release2-test")
     assert res.returncode == 2
     assert "no_such_module" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_spearman_ranks_the_puzzles_of_two_samplers_alike_or_reversed():
+    from conftest import load_bench
+    release = load_bench("release", "release_bench")
+    recs = _synthetic(np.random.default_rng(7))
+    # a second sampler whose per-puzzle success falls where the first's rises: reversed ranks
+    twin = []
+    for r in recs:
+        i = int(r["instance"][1:].split("_")[0])
+        k = int(r["reads"] * (0.05 + 0.9 * i / 40))
+        twin.append(dict(r, sampler="other", key=r["key"].replace("|sa|", "|other|"),
+                         successes=k, variables=100))
+    plain = [dict(r, variables=100) for r in recs]
+    s = release.summarize(plain + twin, resamples=100)
+    (row,) = [x for x in s["spearman"] if x["size"] == "10x10"]
+    assert (row["a"], row["b"], row["instances"]) == ("other", "sa", 40)
+    assert -1.0 <= row["low"] <= row["rho"] <= row["high"] <= 1.0
+    # the twin's TTS99 falls with i; sa's has no order in i: reversing the twin agrees with -rho
+    mirror = [dict(r, successes=int(r["reads"] * (0.05 + 0.9 * (39 - int(r["instance"][1:]
+                   .split("_")[0])) / 40))) for r in twin]
+    s2 = release.summarize(plain + mirror, resamples=100)
+    (row2,) = [x for x in s2["spearman"] if x["size"] == "10x10"]
+    assert row2["rho"] == pytest.approx(-row["rho"], abs=0.05)

@@ -354,6 +354,58 @@ def fits_spin_updates(points: Sequence[tuple], *, generated: Sequence[str],
     return out
 
 
+def spearman(records: Sequence[dict], summary: Mapping[str, Any], *, resamples: int = 1000,
+             seed: int = 0) -> list[dict[str, Any]]:
+    """Per size and pair of samplers: Spearman's rank correlation over the puzzles both measured
+    of their TTS99 in spin updates, each at its own median-optimal length (a puzzle never
+    solved there ranks last, tied), with the percentile interval over puzzles resampled."""
+    from scipy.stats import rankdata
+
+    by: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
+    for name, d in summary["samplers"].items():
+        if name in EXACT:
+            continue
+        for z, e in d["sizes"].items():
+            L = e["quantiles"]["0.5"].get("optimal_length_spin_updates")
+            if L is None:
+                continue
+            acc: dict[str, list] = defaultdict(lambda: [0, 0, 0])
+            for r in pooled(records):
+                if r["sampler"] == name and r.get("size") == z and r["length"] == L:
+                    a = acc[r["instance"]]
+                    a[0] += r["successes"]
+                    a[1] += r["reads"]
+                    a[2] = int(r["variables"])
+            by[(name, z)] = {i: float(repeats_for(a[0] / a[1])) * L * a[2]
+                             for i, a in acc.items() if a[1]}
+    out = []
+    rng = np.random.default_rng(seed)
+    names = sorted({n for n, _ in by})
+    for z in sorted({z for _, z in by}, key=lambda z: math.prod(map(int, z.split("x")))):
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                A, B = by.get((a, z), {}), by.get((b, z), {})
+                common = sorted(set(A) & set(B))
+                if len(common) < 5:
+                    continue
+                x = np.array([A[k] for k in common])
+                y = np.array([B[k] for k in common])
+
+                def rho(ix: np.ndarray) -> float:
+                    rx, ry = rankdata(x[ix]), rankdata(y[ix])
+                    if rx.std() == 0 or ry.std() == 0:
+                        return math.nan
+                    return float(np.corrcoef(rx, ry)[0, 1])
+                full = rho(np.arange(len(common)))
+                reps = np.array([rho(rng.integers(len(common), size=len(common)))
+                                 for _ in range(resamples)])
+                reps = reps[np.isfinite(reps)]
+                lo, hi = (np.quantile(reps, [0.025, 0.975]) if len(reps) else (math.nan,) * 2)
+                out.append({"size": z, "a": a, "b": b, "instances": len(common),
+                            "rho": _num(full), "low": _num(float(lo)), "high": _num(float(hi))})
+    return out
+
+
 def both_ways(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Every sampler against every exact baseline per size and quantile, CPU TTS99 against the
     baseline's time to the uniqueness proof, with set-up excluded on both sides (sampling only;
@@ -387,6 +439,77 @@ def both_ways(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
                                  "holds_both_ways": None if exc is None else
                                  (inc > 1) == (exc > 1)})
     return rows
+
+
+def table_spin_updates(summary: Mapping[str, Any], min_instances: int = 1) -> str:
+    """Release 2's figures as markdown: per sampler, size and quantile TTS99 in spin updates and
+    CPU with intervals (a bound marked, an unsolved quantile as '> detection limit'); per size
+    the two classes (line propagation decides the puzzle or not); the fits in spin updates with
+    and without 10x10; the comparisons with set-up excluded and included."""
+    def iv(v, lo, hi, unit=""):
+        f = (lambda x: "inf" if x is None else f"{x:.3g}")
+        return f"{f(v)}{unit} [{f(lo)}, {f(hi)}]"
+
+    rows, cls, fits = [], [], []
+    for name, d in sorted(summary["samplers"].items()):
+        if name in EXACT:
+            continue
+        for z, e in d["sizes"].items():
+            if e["instances"] < min_instances or "work_unit" not in e:
+                continue
+            for q, o in e["quantiles"].items():
+                if o.get("tts99_spin_updates") is None:
+                    su = o.get("text_spin_updates", "unsolved")
+                    cpu = f"> {o['detection_limit_s']:.3g} s" if o.get("detection_limit_s") \
+                        else "unsolved"
+                else:
+                    tag = "" if o.get("interior_spin_updates") else ", bound"
+                    su = iv(o["tts99_spin_updates"], o["low_spin_updates"],
+                            o["high_spin_updates"]) + \
+                        f" (L*={o['optimal_length_spin_updates']:,}{tag})"
+                    cpu = iv(o.get("tts99_s"), o.get("low_s"), o.get("high_s"), " s") + \
+                        f" ({o.get('cpu_from')})"
+                rows.append(f"| {name} | {z} | {e['instances']} | {q} | {su} | {cpu} |")
+            for k, c in (e.get("classes") or {}).items():
+                m = c.get("median") or {}
+                cls.append(f"| {name} | {z} | {k.replace('_', ' ')} | {c['instances']} | "
+                           + (iv(m.get("tts99_spin_updates"), m.get("low_spin_updates"),
+                                 m.get("high_spin_updates"))
+                              if m.get("tts99_spin_updates") is not None
+                              else m.get("text_spin_updates", "-")) + " |")
+        fsu = d.get("fits_spin_updates") or {}
+        for q in ("0.5", "0.75", "0.9"):
+            for tag in ("with_10x10", "without_10x10"):
+                f = (fsu.get(q) or {}).get(tag) or {}
+                pc = f.get("poly_cells")
+                if pc:
+                    fits.append(f"| {name} | {q} | {tag.replace('_', ' ')} | "
+                                f"{', '.join(f['sizes'])} | "
+                                f"{iv(pc['exponent'], pc['low'], pc['high'])} |")
+    if not rows:
+        return ""
+    out = ["TTS99 in spin updates (the unit any machine reproduces) and in CPU (from the "
+           "calibration, or the records), 95 % intervals; L* the optimal length in spin updates",
+           "", "| sampler | size | n | q | spin updates (L*) | CPU |", "|---|---|---|---|---|---|",
+           *rows]
+    if cls:
+        out += ["", "Median per class: does line propagation alone decide the puzzle?", "",
+                "| sampler | size | class | n | median TTS99, spin updates |",
+                "|---|---|---|---|---|", *cls]
+    if fits:
+        out += ["", "Fits in spin updates, cells^b (" + summary.get("median", "")[:0] +
+                "janko sizes with >= 90 puzzles and an interior optimum; a description over "
+                "about 100 to 900 cells, not an asymptotic law)", "",
+                "| sampler | q | | sizes | b [95 %] |", "|---|---|---|---|---|", *fits]
+    comps = summary.get("comparisons") or []
+    if comps:
+        out += ["", "Against the exact baselines' uniqueness proof (ratio of CPU TTS99 to it)",
+                "", "| sampler | baseline | size | q | set-up excluded | set-up included | "
+                "holds both ways |", "|---|---|---|---|---|---|---|"]
+        out += [f"| {c['sampler']} | {c['baseline']} | {c['size']} | {c['q']} | "
+                f"{c['ratio_setup_excluded']} | {c['ratio_setup_included']} | "
+                f"{c['holds_both_ways']} |" for c in comps]
+    return "\n".join(out)
 
 
 # -- the window sticker ---------------------------------------------------------------------------

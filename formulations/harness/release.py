@@ -481,6 +481,7 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES,
             "fits_spin_updates": P.fits_spin_updates(su_points, generated=GENERATED_SIZES,
                                                      min_instances=fit_min_instances)}
     out["comparisons"] = P.both_ways(out)
+    out["spearman"] = P.spearman(records, out, resamples=min(resamples, 1000))
     return out
 
 
@@ -643,7 +644,8 @@ def cmd_run(args) -> None:
     samplers = [b for b in args.baselines.split(",") if b] + args.samplers.split(",")
     if args.release == 2:
         entry = _session(args)
-        planner: Planner = CountedPlanner(sel, samplers)
+        planner: Planner = CountedPlanner(sel, samplers,
+                                          seeds=[int(x) for x in args.seeds.split(",")])
     else:
         entry = manifest_entry(args)
         planner = Planner(sel, samplers, reads=args.reads, budget=args.budget)
@@ -1136,10 +1138,15 @@ def table(summary: dict, quantiles: Sequence[str] = ("0.5", "0.75", "0.9"),
 
 
 def cmd_table(args) -> None:
-    path = Path(args.out) / "summary.json"
+    path = Path(args.summary) if args.summary else Path(args.out) / "summary.json"
     if not path.is_file():
         sys.exit(f"{path}: missing; run `python bench/release.py summary` first")
-    print(table(json.loads(path.read_text()), min_instances=args.min_instances))
+    summary = json.loads(path.read_text())
+    print(table(summary, min_instances=args.min_instances))
+    from . import protocol as P
+    extra = P.table_spin_updates(summary, min_instances=args.min_instances)
+    if extra:
+        print("\n" + extra)
 
 
 def cmd_plot(args) -> None:
@@ -1186,6 +1193,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="sampler: puzzle files (FILE or FILE::KEY, comma-separated) instead of "
                          "the release's selection")
     ap.add_argument("--baseline", default=None, help="sampler: the summary to compare with")
+    ap.add_argument("--summary", default=None,
+                    help="table: a summary.json to print (default: the release's)")
     ap.add_argument("--no-calibration", action="store_true")
     ap.add_argument("--resamples", type=int, default=RESAMPLES)
     ap.add_argument("--sizes", default=",".join(SIZES))
@@ -1194,6 +1203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--baselines", default=",".join(BASELINES),
                     help="exact backends timed on the same puzzles (empty: none)")
     ap.add_argument("--reads", type=int, default=READS)
+    ap.add_argument("--seeds", default="0", help="run: seeds per cell (two: 0,1)")
     ap.add_argument("--budget", type=float, default=CPU_BUDGET_S,
                     help="sampling CPU seconds per record at most")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
