@@ -248,3 +248,17 @@ def test_spearman_ranks_the_puzzles_of_two_samplers_alike_or_reversed():
     s2 = release.summarize(plain + mirror, resamples=100)
     (row2,) = [x for x in s2["spearman"] if x["size"] == "10x10"]
     assert row2["rho"] == pytest.approx(-row["rho"], abs=0.05)
+
+
+def test_the_fast_scorer_gives_the_package_energies():
+    from formulations.harness.study import _prepared, load
+    from formulations.model import build_model
+    from formulations.model.penalty import penalty_terms
+    prep = _prepared("repo:puzzles/heart5.txt", False, "order", None)
+    pen = penalty_terms(build_model(load("repo:puzzles/heart5.txt"), use_x=False)).weighted(None)
+    X = np.random.default_rng(0).integers(0, 2, (200, pen.num_variables)).astype(np.int8)
+    # and some solutions: reads that sa finds at energy 0
+    rec = measure(counted("sa", 50, reads=40, until=1000, min_reads=40))
+    assert rec["successes"] > 0
+    np.testing.assert_allclose(prep.scorer(X), pen.energies(X), atol=1e-9)
+    assert (prep.scorer(X) == 0).sum() == (pen.energies(X) == 0).sum()

@@ -38,6 +38,19 @@ READS_PER_CALL = 10
 # flat (its reads stopped at the ground state); release 2's tabu reads run their full cutoff
 MAX_LENGTH = {"sa": 102400, "openjij-sa": 16000, "openjij-sqa": 4000, "tabu": 409600,
               "pimc": 8000, "rotor": 8000, "pt": 8000, "pa": 4000}
+SHORT_READ_S = 0.002     # reads shorter than this by the cost model come in calls of 100
+
+
+def reads_per_call(sampler: str, length: int, variables: int, interactions: int) -> int:
+    """Calls of READS_PER_CALL reads, or of MIN_READS where the cost model (READ_COST, fixed
+    constants: a function of the task alone, never of the clock) puts a read below
+    SHORT_READ_S: the runner's work per call (decoding, scoring) then stays a small share of
+    the sampling, and a cell draws MIN_READS reads anyway."""
+    from .study import read_seconds
+    t = read_seconds(sampler, length, variables, interactions)
+    return MIN_READS if t < SHORT_READ_S else READS_PER_CALL
+
+
 MEDIAN = ("the median over puzzles is an order statistic (numpy 'inverted_cdf'): the smallest "
           "TTS99 with at least half of the puzzles at or below it; a puzzle never solved counts "
           "as infinite, never dropped")

@@ -244,13 +244,18 @@ class Planner:
             add = self.decided[key][1]
         else:
             # the records the summary uses (complete_ends), decided as the summary decides
-            data = LadderData.from_records(complete_ends(pooled(recs))[0])
+            rs = complete_ends(pooled(recs))[0]
+            data = self._ladder_data(rs)
             optima = optimal_tts(data, QUANTILES, resamples=RESAMPLES)
             add = extend_ladder(ladder, optima, base=BASE, min_length=self.min_length[sampler],
                                 max_length=self.max_length[sampler])
             self.decided[key] = (len(recs), add)
         return [self.task(k, sampler, L, s) for L in add for k in self.selection[size]
                 for s in self.seeds]
+
+    def _ladder_data(self, rs: list[dict]) -> LadderData:
+        """What the ladder grows on: release 1, the records' CPU per read."""
+        return LadderData.from_records(rs)
 
     def cost(self, t: Task) -> float:
         """The task's estimated CPU seconds, from the QUBO of the first of its size measured."""
@@ -268,14 +273,23 @@ class CountedPlanner(Planner):
     under the count rule (until S successes and R_min reads, or R_max reads), higher caps."""
     from .protocol import MAX_LENGTH as max_length, STUDY as study  # noqa: N811
 
+    def _ladder_data(self, rs: list[dict]) -> LadderData:
+        """Release 2 grows its ladders on TTS99 in spin updates, so that which records exist
+        depends on counts alone, never on the machine's clock."""
+        from . import protocol as P
+        d = LadderData.from_records(rs)
+        W = P.work_matrix(d, {r["instance"]: int(r["variables"]) for r in rs})
+        return LadderData(d.instances, d.lengths, d.successes, d.reads, W)
+
     def task(self, key: str, sampler: str, length: int, seed: int) -> Task:
         from . import protocol as P
 
         if sampler in EXACT:
             return super().task(key, sampler, length, seed)
+        self._vars(key)
         return Task(self.study, key, self.src(key), sampler, length, seed, reads=P.MAX_READS,
-                    reads_per_call=P.READS_PER_CALL, until_successes=P.UNTIL_SUCCESSES,
-                    min_reads=P.MIN_READS, cpu_budget_s=0.0)
+                    reads_per_call=P.reads_per_call(sampler, length, *self.sizes[key]),
+                    until_successes=P.UNTIL_SUCCESSES, min_reads=P.MIN_READS, cpu_budget_s=0.0)
 
 
 class SamplerPlanner(CountedPlanner):
