@@ -29,7 +29,7 @@ def counted(sampler: str, length: int, path: str = "puzzles/heart5.txt", **kw) -
                 until_successes=kw.pop("until", 10), min_reads=kw.pop("min_reads", 30), **kw)
 
 
-@pytest.mark.parametrize("sampler,length", [("sa", 20), ("tabu", 30)])
+@pytest.mark.parametrize("sampler,length", [("sa", 20), ("tabu", 30), ("pimc", 30)])
 def test_a_counted_record_re_runs_to_the_same_reads_successes_and_energies(sampler, length):
     a = measure(counted(sampler, length))
     b = measure(task_from_dict(a["task"]))

@@ -998,12 +998,79 @@ def estimate(records: Sequence[dict], sel: dict[str, list[str]], samplers: Seque
     return rows
 
 
+def estimate_counted(sel: Mapping[str, list[str]], samplers: Sequence[str],
+                     calibration: Mapping | None, earlier: Sequence[dict]) -> list[dict]:
+    """Release 2's CPU hours per (sampler, size), for the first ladder plus two steps (``a``)
+    and to the cap (``b``): per puzzle and length the reads the count rule will draw, from
+    release 1's success rate at that cell where it has one (S / p-hat, between R_min and R_max;
+    R_max when p-hat is 0), else R_min (a lower bound; ``*_max`` always R_max: the upper bound),
+    times the
+    read's CPU from this machine's calibration (a + c x length x variables) where there is one,
+    else the cost model (READ_COST)."""
+    from . import protocol as P
+
+    pl = CountedPlanner(dict(sel), list(samplers))
+    p_hat: dict[tuple, tuple[int, int]] = {}
+    for r in pooled(earlier):
+        k = (r["sampler"], r["instance"], r["length"])
+        s0, n0 = p_hat.get(k, (0, 0))
+        p_hat[k] = (s0 + r["successes"], n0 + r["reads"])
+    rows = []
+    for z, keys in sel.items():
+        for key in keys:
+            pl._vars(key)
+        for s in samplers:
+            if s in EXACT:
+                continue
+            model = P.cost_model(calibration, f"{s}|{z}")
+            init = pl.initial(s, z)
+            k0, k1 = ladder_index(init[0], BASE), ladder_index(init[-1], BASE)
+            cap = max(k for k in range(k1, k1 + 40) if ladder_length(k, BASE) <= pl.max_length[s])
+            sums = {"a": 0.0, "b": 0.0, "a_max": 0.0, "b_max": 0.0}
+            for k in range(k0, cap + 1):
+                L = ladder_length(k, BASE)
+                for key in keys:
+                    n, q = pl.sizes[key]
+                    t = (model["a_s"] + model["c_s"] * L * n) if model else \
+                        read_seconds(s, L, n, q)
+                    succ, reads = p_hat.get((s, key, L), (0, 0))
+                    if reads and succ:
+                        want = min(P.MAX_READS, max(P.MIN_READS, math.ceil(
+                            P.UNTIL_SUCCESSES * reads / succ / 10) * 10))
+                    else:   # never solved there (R_max), or not measured (R_min: a lower bound)
+                        want = P.MAX_READS if reads else P.MIN_READS
+                    for tag in ("a", "b"):
+                        if tag == "b" or k <= min(k1 + 2, cap):
+                            sums[tag] += want * t / 3600
+                            sums[tag + "_max"] += P.MAX_READS * t / 3600
+            rows.append({"size": z, "sampler": s, "calibrated": model is not None, **sums})
+    return rows
+
+
 def cmd_estimate(args) -> None:
     """The release's CPU hours (:func:`estimate`), per size and sampler and in all."""
     sel = read_selection()
     sel = {z: k for z, k in sel.items() if z in args.sizes.split(",")}
     records = RecordFile(Path(args.out) / "records.jsonl.gz").read()
     counted = args.release == 2
+    if counted:
+        from . import protocol as P
+        cal = Path(args.out) / "calibration.json"
+        rows = estimate_counted(sel, args.samplers.split(","),
+                                json.loads(cal.read_text()) if cal.is_file() else None,
+                                RecordFile(OUT / "records.jsonl.gz").read())
+        print(f"{'size':>6} {'sampler':<12} {'A CPU-h':>8} {'B CPU-h':>8} {'A max':>8} "
+              f"{'B max':>8} calibrated")
+        for r in rows:
+            print(f"{r['size']:>6} {r['sampler']:<12} {r['a']:8.2f} {r['b']:8.2f} "
+                  f"{r['a_max']:8.2f} {r['b_max']:8.2f} {r['calibrated']}")
+        tot = {k: sum(r[k] for r in rows) for k in ("a", "b", "a_max", "b_max")}
+        print(f"release 2, these groups: {tot['a']:.1f} (first ladder + 2 steps) to "
+              f"{tot['b']:.1f} (to the caps) CPU-hours with reads from release 1's success rates "
+              f"(R_min = {P.MIN_READS} where it has none: a lower bound there); at most "
+              f"{tot['a_max']:.1f} to "
+              f"{tot['b_max']:.1f} (every cell R_max). On W workers: that / W hours")
+        return
     if counted:   # CPU per read calibrated by release 1's records where release 2 has none
         have = {(r["sampler"], r["size"]) for r in pooled(records)}
         records = records + [r for r in RecordFile(OUT / "records.jsonl.gz").read()
