@@ -2,7 +2,6 @@
 constraints its best sample breaks (the web solver's live view), and nothing when no one listens."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -12,7 +11,7 @@ pytest.importorskip("dwave.samplers")
 from formulations.backends import anneal  # noqa: E402
 from formulations import read_puzzle, solve_puzzle  # noqa: E402
 
-PUZZLES = Path(__file__).resolve().parents[1] / "puzzles"
+from helpers import PUZZLES
 
 
 def test_batches_are_observed_with_their_broken_constraints():

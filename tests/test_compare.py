@@ -18,7 +18,7 @@ from formulations.puzzle import check_grid
 from formulations.results import Status
 from formulations.io import read_puzzle
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 TINY = [ROOT / "puzzles" / "heart5.txt", ROOT / "puzzles" / "cross5.txt"]
 SEEDS = [0, 1]
 

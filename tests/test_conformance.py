@@ -5,7 +5,6 @@ solution (heuristics) but must never report a wrong grid or call an impossible p
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -16,7 +15,7 @@ from formulations.results import Status
 from formulations.solving import solve_puzzle
 from formulations.testing import conformance
 
-PUZZLES = Path(__file__).resolve().parents[1] / "puzzles"
+from helpers import PUZZLES
 INSTALLED = backends.available_backends()
 COMPLETE = [b.name for b in backends.all_backends() if b.supports_unique and b.name in INSTALLED]
 # Heuristics that are expected to find the tiny puzzles' solutions with a fixed seed.

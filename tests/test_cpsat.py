@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import itertools
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,7 +19,7 @@ from ortools.sat.python import cp_model  # noqa: E402
 
 from formulations.backends.cpsat import to_cpsat  # noqa: E402
 
-PUZZLES = Path(__file__).resolve().parents[1] / "puzzles"
+from helpers import PUZZLES
 
 
 def all_solutions(model: Model) -> set[tuple[int, ...]]:

@@ -8,7 +8,6 @@ import itertools
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,8 +21,7 @@ from formulations.io import read_puzzle
 from formulations.results import BackendError, Status
 from formulations.solving import solve_puzzle
 
-ROOT = Path(__file__).resolve().parents[1]
-PUZZLES = ROOT / "puzzles"
+from helpers import PUZZLES, ROOT
 OTHERS = [e for e in ENCODINGS if e != "order"]
 MAX_ENUMERATED = 20  # 2^20 assignments
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -14,7 +13,7 @@ import formulations as nf
 from formulations.backends import get_backend
 from formulations.harness import plan_jobs, resolve_backends, load_puzzles
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 HEART = ROOT / "puzzles" / "heart5.txt"
 
 pytest.importorskip("dimod")

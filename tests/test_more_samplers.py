@@ -7,7 +7,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -23,7 +22,7 @@ from formulations.results import BackendError, Status  # noqa: E402
 from formulations.solving import solve_puzzle  # noqa: E402
 from formulations.testing import conformance  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 CAT = ROOT / "puzzles" / "cat15.txt"
 HEART = read_puzzle(ROOT / "puzzles" / "heart5.txt")
 IMPOSSIBLE = read_puzzle(ROOT / "puzzles" / "impossible3.txt")

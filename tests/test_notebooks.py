@@ -2,11 +2,11 @@
 copies carry their outputs so a reader sees the pictures without running them."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
-NB_DIR = Path(__file__).resolve().parents[1] / "notebooks"
+from helpers import ROOT
+NB_DIR = ROOT / "notebooks"
 NOTEBOOKS = ["compare_backends.ipynb", "annealing_study.ipynb", "ladder.ipynb",
              "researcher.ipynb", "encodings.ipynb"]
 

@@ -9,7 +9,6 @@ import json
 import math
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -18,8 +17,7 @@ from formulations import harness as cmp
 from formulations.harness.records import FIELDS, CsvSink, puzzle_trials
 from formulations.results import tts99
 
-ROOT = Path(__file__).resolve().parents[1]
-PUZZLES = ROOT / "puzzles"
+from helpers import PUZZLES, ROOT
 
 
 def _need(*names: str) -> None:

@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 HEAVY = ("ortools", "dimod", "dwave", "pyqbpp", "matplotlib", "distributed")
 
 

@@ -26,7 +26,7 @@ from formulations.backends.qbpp_easy import (  # noqa: E402
     EXHAUSTIVE_MAX_VARIABLES, failure_answer, integer_weights, pyqbpp_energies,
     run_worker)
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 HEART = ROOT / "puzzles" / "heart5.txt"
 CAT = ROOT / "puzzles" / "cat15.txt"
 # Row and column clues each paint 2 cells, yet row 1 "2" needs column 2 which must stay empty.

@@ -20,7 +20,8 @@ pytest.importorskip("uvicorn", reason="the web solver needs the web extra")
 sync_api = pytest.importorskip("playwright.sync_api",
                                reason="the browser tests need playwright (the test extra)")
 
-from web_server import PUZZLES, Server, impossible_for_samplers  # noqa: E402
+from helpers import PUZZLES  # noqa: E402
+from web_server import Server, impossible_for_samplers  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 if not os.path.exists(CHROMIUM):
