@@ -108,7 +108,7 @@ def _synthetic(rng: np.random.Generator, unsolved: int = 0) -> list[dict]:
 
 
 def test_the_summary_gives_spin_updates_with_intervals_and_cpu_from_the_calibration():
-    from conftest import load_bench
+    from helpers import load_bench
     release = load_bench("release", "release_bench")
     recs = _synthetic(np.random.default_rng(3))
     cal = {"sessions": [{"session": s, "groups": {"sa|10x10": {
@@ -135,7 +135,7 @@ def test_the_summary_gives_spin_updates_with_intervals_and_cpu_from_the_calibrat
 
 
 def test_an_unsolved_quantile_reads_above_its_detection_limit():
-    from conftest import load_bench
+    from helpers import load_bench
     release = load_bench("release", "release_bench")
     recs = _synthetic(np.random.default_rng(5), unsolved=25)   # more than half never solved
     o = release.summarize(recs, resamples=100)["samplers"]["sa"]["sizes"]["10x10"][
@@ -227,7 +227,7 @@ def test_a_bad_sampler_path_is_one_clear_line():
 
 
 def test_spearman_ranks_the_puzzles_of_two_samplers_alike_or_reversed():
-    from conftest import load_bench
+    from helpers import load_bench
     release = load_bench("release", "release_bench")
     recs = _synthetic(np.random.default_rng(7))
     # a second sampler whose per-puzzle success falls where the first's rises: reversed ranks
