@@ -1,7 +1,8 @@
 """The backend registry: names to lazily imported adapter modules.
 
-Adding a backend is one module with a ``BACKENDS`` list plus one line here; a family of backends
-named by a prefix (``dimod:MODULE:CLASS``, ``ladder:RUNG``) is one module with ``resolve(name)``.
+Adding a backend is one module with a ``BACKENDS`` list plus one line here (a named dimod
+sampler: one ``sampling.declare(...)`` in that list); a family of backends named by a prefix
+(``dimod:MODULE:CLASS``, ``ladder:RUNG``) is one module with ``resolve(name)``.
 """
 from __future__ import annotations
 
@@ -36,6 +37,16 @@ _PREFIXES: dict[str, tuple[str, str]] = {
     "dimod": ("formulations.backends.anneal", "dimod:MODULE:CLASS"),
     "ladder": ("formulations.backends.ladder", "ladder:cell|row|propagate"),
 }
+
+
+def register(name: str, module: str) -> None:
+    """Name a backend defined in ``module`` (in its ``BACKENDS`` list): a plug-in's, or a test's.
+    The package's own are the lines of the table above."""
+    _REGISTRY[name] = module
+
+
+def unregister(name: str) -> None:
+    _REGISTRY.pop(name, None)
 
 
 def names() -> list[str]:

@@ -42,7 +42,7 @@ SHORT_READ_S = 0.002     # reads shorter than this by the cost model come in cal
 
 
 def reads_per_call(sampler: str, length: int, variables: int, interactions: int) -> int:
-    """Calls of READS_PER_CALL reads, or of MIN_READS where the cost model (READ_COST, fixed
+    """Calls of READS_PER_CALL reads, or of MIN_READS where the sampler plan's cost model (fixed
     constants: a function of the task alone, never of the clock) puts a read below
     SHORT_READ_S: the runner's work per call (decoding, scoring) then stays a small share of
     the sampling, and a cell draws MIN_READS reads anyway."""
