@@ -3,7 +3,7 @@
 dwave-hybrid's parallel tempering (``pt``) and population annealing (``pa``).
 
 Each is a small dimod-style sampler class here (``sample(bqm, num_reads=, num_sweeps=,
-beta_range=, seed=, interrupt_function=, ...)``) run through ``formulations.backends.anneal``'s one pipeline:
+beta_range=, seed=, interrupt_function=, ...)``) run through the one sampler pipeline (``formulations.backends.sampling``):
 the same lowering (``formulations.model.penalty``), exact re-scoring of every read, statistics
 (p, TTS99 and its interval), time budget (batches that double the length until a verified
 ground state, ``until_solved``), Ctrl-C between reads (and between PT/PA rounds), and seeds.

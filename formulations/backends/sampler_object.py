@@ -1,7 +1,7 @@
 """Any dimod sampler *object* as a backend: ``solve_puzzle(puzzle, SimulatedAnnealingSampler(),
 num_reads=200)`` and ``compare(..., backends=[my_sampler, (other, {"num_reads": 50})])``.
 
-The object is treated exactly like the registered samplers (:mod:`formulations.backends.anneal`): the same
+The object is treated exactly like the registered samplers (:mod:`formulations.backends.sampling`): the same
 penalty lowering, every sample re-scored with the exact penalty, the same verification,
 :class:`~formulations.results.SamplingStats` and result record. What is asked of it:
 
