@@ -259,13 +259,12 @@ def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None =
     A model the backend cannot take, or one over ``max_model_mb`` (estimated from the clues
     before building), raises :class:`~formulations.results.ModelRefused`.
     """
-    if time_limit is not None and not time_limit >= 0:
-        raise BackendError(f"time_limit must be a number of seconds >= 0, got {time_limit!r}")
-    clock = Deadline(time_limit)  # from the start: importing a solver (prepare) counts too
+    started = time.perf_counter()
     request = SolveRequest.make(puzzle, backend, options=options, use_x=use_x, encoding=encoding,
                                 presolve=presolve, unique=unique, seed=seed,
                                 time_limit=time_limit, max_model_mb=max_model_mb)
-    return solve(request, clock)
+    # the deadline from the start: importing a solver (Backend.prepare) counts too
+    return solve(request, Deadline(request.time_limit).earlier(time.perf_counter() - started))
 
 
 def _check_translation(b: Backend, nm: SolvableModel, max_model_mb: float | None) -> None:

@@ -10,7 +10,6 @@ pytest.importorskip("dwave.samplers")
 from helpers import PUZZLES  # noqa: E402
 
 from formulations import backends, check_grid, read_puzzle, solve_puzzle  # noqa: E402
-from formulations.backends import sampling  # noqa: E402
 from formulations.testing import conformance  # noqa: E402
 
 
@@ -43,14 +42,14 @@ def test_the_lists_and_the_study_learn_a_declared_sampler(toy):
     assert any(row["name"] == toy and row["installed"] for row in backends_record()["backends"])
     served = {row["name"]: row for row in task_backends({})["backends"]}  # the page's list
     assert served[toy]["sampler"] is True
-    assert toy in sampling.sampler_names(studied=True)
+    assert toy in backends.sampler_names(studied=True)
     assert study.LENGTH_UNIT[toy] == "sweeps"
     assert study.read_seconds(toy, 100, 10, 20) == pytest.approx(2e-9 * 100 * 50)
-    assert sampling.plan_of(toy).zero_length_kwargs({"num_sweeps": 9}) == {"num_sweeps": 0}
+    assert backends.plan_of(toy).zero_length_kwargs({"num_sweeps": 9}) == {"num_sweeps": 0}
 
 
 def test_an_undeclared_name_is_no_sampler():
     with pytest.raises(Exception, match="unknown backend 'toy-sa'"):
-        sampling.plan_of("toy-sa")
+        backends.plan_of("toy-sa")
     with pytest.raises(Exception, match="not a sampler"):
-        sampling.plan_of("cpsat")
+        backends.plan_of("cpsat")

@@ -7,10 +7,14 @@ sampler: one ``sampling.declare(...)`` in that list); a family of backends named
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from formulations.results import BackendError
 
 from .base import Backend
+
+if TYPE_CHECKING:
+    from .sampling import SamplerPlan
 
 # backend name -> module that defines it (in its BACKENDS list)
 _REGISTRY: dict[str, str] = {
@@ -91,3 +95,30 @@ def all_backends() -> list[Backend]:
 
 def available_backends() -> list[str]:
     return [b.name for b in all_backends() if b.available()]
+
+
+def plan_of(name: str) -> SamplerPlan:
+    """The plan of the sampler backend ``name`` (its declaring module loaded through the backend
+    registry); BackendError when ``name`` is no sampler."""
+    from .sampling import PLANS
+
+    get_backend(name)
+    if name not in PLANS:
+        raise BackendError(f"backend '{name}' is not a sampler")
+    return PLANS[name]
+
+
+def sampler_names(*, studied: bool = False) -> list[str]:
+    """The registry's sampler backends (every declaring module loaded), in registry order;
+    ``studied``: those with an anneal length (what the studies and the release measure)."""
+    from .sampling import PLANS
+
+    out = []
+    for name in names():
+        try:
+            plan_of(name)
+        except BackendError:
+            continue
+        if not studied or PLANS[name].length_unit is not None:
+            out.append(name)
+    return out

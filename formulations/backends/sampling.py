@@ -4,7 +4,8 @@ runner, the release and the web page use.
 
 * :class:`SamplerPlan`: how to call one sampler (make it, its defaults, how it honours a
   deadline, its unit of anneal length, its cost per read); :func:`declare` registers a plan and
-  gives its :class:`~formulations.backends.base.Backend`; :func:`plan_of` finds a plan by name.
+  gives its :class:`~formulations.backends.base.Backend`; the registry's ``plan_of`` finds a
+  plan by name (``formulations.backends.plan_of``).
   A named sampler is one ``declare(...)`` in one module plus one line in the backend registry
   (``formulations/backends/__init__.py``); the sa/tabu/descent/exact/OpenJij declarations are in
   :mod:`.anneal`, the quantum-annealing simulators, PT and PA in :mod:`.more_samplers`.
@@ -890,7 +891,8 @@ def param_checker(plan: SamplerPlan) -> Callable[[dict[str, Any]], None]:
 
 def declare(plan: SamplerPlan, description: str, *, options: dict[str, type],
             requires: tuple[str, ...], install_hint: str = "", **backend: Any) -> Backend:
-    """A named sampler: its plan registered (:func:`plan_of` finds it) and its Backend, with the
+    """A named sampler: its plan registered (the registry's ``plan_of`` finds it) and its
+    Backend, with the
     pipeline's solver, parameter check, QUBO size and ``reads``/``sweeps`` at least 1; any other
     Backend field (``use_x``, ``refuse``, ``supports_unique``, ...) passes through."""
     PLANS[plan.name] = plan
@@ -899,33 +901,6 @@ def declare(plan: SamplerPlan, description: str, *, options: dict[str, type],
     fields.update(backend)
     return Backend(plan.name, description, sampler_solver(plan), requires=requires,
                    install_hint=install_hint, options=options, **fields)
-
-
-def plan_of(name: str) -> SamplerPlan:
-    """The plan of the sampler backend ``name`` (its declaring module loaded through the backend
-    registry); BackendError when ``name`` is no sampler."""
-    from . import get_backend
-
-    get_backend(name)
-    if name not in PLANS:
-        raise BackendError(f"backend '{name}' is not a sampler")
-    return PLANS[name]
-
-
-def sampler_names(*, studied: bool = False) -> list[str]:
-    """The registry's sampler backends (every declaring module loaded), in registry order;
-    ``studied``: those with an anneal length (what the studies and the release measure)."""
-    from . import names
-
-    out = []
-    for name in names():
-        try:
-            plan_of(name)
-        except BackendError:
-            continue
-        if not studied or PLANS[name].length_unit is not None:
-            out.append(name)
-    return out
 
 
 def rescore(ss: Any, pen: QuadraticPenalty) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

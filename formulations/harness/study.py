@@ -38,7 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from formulations.backends.sampling import plan_of, rescore, sampler_names
+from formulations.backends import plan_of, sampler_names
+from formulations.backends.sampling import rescore
 from formulations.results import BackendError
 from formulations.runtime.cputime import cpu_seconds
 
