@@ -262,3 +262,21 @@ def test_the_fast_scorer_gives_the_package_energies():
     score = exact_scorer(pen)
     np.testing.assert_allclose(score(X), pen.energies(X), atol=1e-9)
     assert (score(X) == 0).sum() == (pen.energies(X) == 0).sum()
+
+
+def test_comparisons_with_set_up_excluded_and_included_say_whether_they_agree():
+    from helpers import load_bench
+    release = load_bench("release", "release_bench")
+    recs = _synthetic(np.random.default_rng(11))
+    for i in range(40):   # an exact baseline whose proof takes 5 ms, 4 of them the build
+        recs.append({"key": f"{i}|cpsat|0|0", "instance": f"p{i}_10x10", "sampler": "cpsat",
+                     "size": "10x10", "length": 0, "reads": 1, "successes": 1, "cpu_s": 0.005,
+                     "unique_cpu_s": 0.005, "unique_build_s": 0.004, "unique": True})
+    s = release.summarize(recs, resamples=100)
+    sa = s["samplers"]["sa"]["sizes"]["10x10"]
+    rows = [c for c in s["comparisons"] if c["baseline"] == "cpsat" and c["q"] == "0.5"]
+    (row,) = rows
+    t = sa["quantiles"]["0.5"]["tts99_s"]
+    assert row["ratio_setup_excluded"] == pytest.approx(t / 0.001, rel=1e-3)
+    assert row["ratio_setup_included"] == pytest.approx((t + 0.001) / 0.005, rel=1e-3)
+    assert row["holds_both_ways"] == ((t / 0.001 > 1) == ((t + 0.001) / 0.005 > 1))
