@@ -49,9 +49,8 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-for _p in (ROOT, ROOT / "bench"):
-    if str(_p) not in sys.path:
-        sys.path.insert(0, str(_p))
+if str(ROOT) not in sys.path:  # an uninstalled checkout
+    sys.path.insert(0, str(ROOT))
 
 from formulations.harness.records import format_value  # noqa: E402
 from formulations.harness.study import (  # noqa: E402

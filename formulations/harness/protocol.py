@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.optimal import QUANTILES, LadderData, fit_with_steps, optimal_tts, quantile
+from ..analysis.optimal import QUANTILES, LadderData, fit_with_steps, optimal_tts
 from ..analysis.stats import repeats_for
 from .study import EXACT, Task, measure, pooled, task_from_dict
 
