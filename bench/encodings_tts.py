@@ -445,7 +445,7 @@ def read_records(path: Path = OUT / "records.jsonl.gz") -> list[dict]:
 def time_spread(rs: Sequence[dict]) -> float:
     """The relative uncertainty of a record's mean CPU time per read (the release's rule:
     ``bench/release.py`` ``time_spread``)."""
-    from release import time_spread as spread
+    from formulations.harness.release import time_spread as spread
     return spread(rs)
 
 
