@@ -377,3 +377,20 @@ def test_compiled_placement_counts_equal_pythons():
                     if c != keep:
                         masks[c] &= ~(1 << p)
         assert mod.count_placements(spec, tuple(masks)) == mod._count_py(spec, masks), spec
+
+
+def test_compiled_line_steps_equal_pythons(monkeypatch, corpus_dir):
+    """The black-and-white trace's line steps made in one compiled call per propagation
+    (``_count.steps_bw``: cells and counts) against the same trace built in Python, on janko
+    puzzles that need probes (chains included) and on ones that line logic solves."""
+    from formulations.lines import explain as mod
+
+    if mod._steps_bw is None:
+        pytest.skip("formulations/lines/_count.c is not built here (pip install -e .)")
+    puzzles = janko_sample(corpus_dir, {(20, 20), (30, 30)}, 40)
+    compiled = [explain(p).to_json() for p in puzzles]
+    monkeypatch.setattr(mod, "_steps_bw", None)
+    for p, want in zip(puzzles, compiled):
+        got = explain(p).to_json()
+        assert got == want, p.name
+    assert any(s["rule"] == "probe" for ex in compiled for s in ex["steps"])

@@ -165,6 +165,11 @@ try:  # compiled (formulations/lines/_count.c, lines of up to 127 cells); else P
     from ._count import count as _count
 except ImportError:  # a tree built before _count.c existed: the same counts, slower
     _count = None
+try:  # a propagation's line steps (cells and counts) in one compiled call, black and white
+    from ._count import steps_bw as _steps_bw
+except ImportError:  # an older build: the same steps from Python
+    _steps_bw = None
+MAX_COMPILED = 127  # longest line _count.c handles
 
 
 def count_placements(spec: LineSpec, masks: Sequence[int]) -> int:
@@ -215,11 +220,11 @@ def _bits(x: int) -> Iterable[int]:
 
 
 class _TraceEngine(Engine):
-    """The engine, its recorded line updates kept raw (the trace turns them into steps)."""
+    """The engine, its recorded line updates kept raw: ``(line, round, masks before, masks
+    after, changed cells)`` each (the trace turns them into steps)."""
 
-    def _record(self, steps, lid, rnd, old, res, changed, known):
-        steps.append((lid, old, res, changed))
-        return known
+    def propagate(self, state, lines=None, steps=None, deps=None) -> bool:
+        return self._core.propagate(state, lines, None, steps, self.deadline, CACHE_SIZE)
 
 
 class _EngineBoard:
@@ -231,6 +236,7 @@ class _EngineBoard:
         self.h, self.w = eng.h, eng.w
         self.black = eng.colours[1]
         self.specs = eng.specs
+        self.compiled = _steps_bw is not None and max(self.h, self.w) <= MAX_COMPILED
 
     def initial(self) -> list[int]:
         return self.eng.initial_state()
@@ -247,11 +253,14 @@ class _EngineBoard:
     def propagate(self, state: list[int], lines, raw: list | None) -> bool:
         return self.eng.propagate(state, lines, raw)
 
-    def steps(self, raw: list) -> list[tuple[int, tuple[Cell, ...], tuple[int, ...]]]:
-        """(line id, cells decided, the line's masks before) per recorded update."""
+    def steps(self, raw: list, counts: bool) -> list[tuple[int, tuple[Cell, ...], int | None]]:
+        """(line id, cells decided, placements agreeing with the line before or None) per
+        recorded update."""
+        if self.compiled:
+            return _steps_bw(raw, self.h, self.black, self.specs, counts)
         h, black = self.h, self.black
         out = []
-        for lid, old, res, changed in raw:
+        for lid, _, old, res, changed in raw:
             K = res[1]
             bits = enumerate(format(changed, "b")[::-1])
             if lid < h:
@@ -261,7 +270,7 @@ class _EngineBoard:
                 j = lid - h
                 cells = tuple([(p, j, black if K >> p & 1 else 0)
                                for p, ch in bits if ch == "1"])
-            out.append((lid, cells, old))
+            out.append((lid, cells, count_placements(self.specs[lid], old) if counts else None))
         return out
 
     def line_masks(self, state: list[int], lid: int) -> tuple[int, ...]:
@@ -391,8 +400,11 @@ class _GridBoard:
                 raw.append((lid, tuple(cells), old))
         return True
 
-    def steps(self, raw: list) -> list:
-        return raw
+    def steps(self, raw: list, counts: bool) -> list:
+        if counts:
+            return [(lid, cells, count_placements(self.specs[lid], old))
+                    for lid, cells, old in raw]
+        return [(lid, cells, None) for lid, cells, _ in raw]
 
     def open_cells(self, state: list[int]) -> Iterable[tuple[int, int]]:
         w = self.w
@@ -442,12 +454,8 @@ class _Run:
         return ("row", lid) if lid < self.h else ("column", lid - self.h)
 
     def line_steps(self, raw: list) -> list[LineStep]:
-        b = self.board
-        specs, refs = b.specs, self.refs
-        if self.counts:
-            return [LineStep(refs[lid], cells, count_placements(specs[lid], old))
-                    for lid, cells, old in b.steps(raw)]
-        return [LineStep(refs[lid], cells) for lid, cells, old in b.steps(raw)]
+        refs = self.refs
+        return [LineStep(refs[lid], cells, n) for lid, cells, n in self.board.steps(raw, self.counts)]
 
     def __post_init__(self) -> None:
         self.refs = [self.ref(lid) for lid in range(self.board.h + self.board.w)]
