@@ -276,10 +276,38 @@ class _EngineBoard:
     def line_masks(self, state: list[int], lid: int) -> tuple[int, ...]:
         return (state[2 * lid], state[2 * lid + 1])
 
-    def open_cells(self, state: list[int]) -> Iterable[tuple[int, int]]:
+    def open_cells(self, state: list[int]) -> list[tuple[int, int]]:
+        out = []
         for i in range(self.h):
-            for j in _bits(state[2 * i] & state[2 * i + 1]):
-                yield i, j
+            m = state[2 * i] & state[2 * i + 1]
+            if m:
+                out += [(i, j) for j, ch in enumerate(format(m, "b")[::-1]) if ch == "1"]
+        return out
+
+    def first_contradiction(self, state: list[int], cells: Sequence[tuple[int, int]],
+                            clock: Deadline) -> tuple[int, int, int] | None:
+        """The first (i, j, k) in ``cells`` order, k 0 (empty) then 1 (black), whose assumption
+        the compiled propagation refutes; None when none is. The probe loop of the trace
+        without the Python per probe (no copy through the board, assign inlined)."""
+        eng = self.eng
+        prop, dl, h = eng._core.propagate, eng.deadline, self.h
+        for n, (i, j) in enumerate(cells):
+            if not n & 31:
+                clock.check("explaining (probes)")
+            rb, cb = ~(1 << j), ~(1 << i)
+            r, c = 2 * i, 2 * (h + j)
+            lines = (i, h + j)
+            child = state.copy()  # empty: black ruled out (mask index 1)
+            child[r + 1] &= rb
+            child[c + 1] &= cb
+            if not prop(child, lines, None, None, dl, CACHE_SIZE):
+                return i, j, 0
+            child = state.copy()  # black: empty ruled out (mask index 0)
+            child[r] &= rb
+            child[c] &= cb
+            if not prop(child, lines, None, None, dl, CACHE_SIZE):
+                return i, j, 1
+        return None
 
     def open_counts(self, state: list[int]) -> list[int]:
         return [(state[2 * l] & state[2 * l + 1]).bit_count() for l in range(self.h + self.w)]
@@ -507,7 +535,15 @@ def _probe(run: _Run, state: list[int], clock: Deadline):
     board.implied_reset()
     cells = list(board.open_cells(state))
     start = bisect_left(cells, run.probe_from)  # round robin: on from the last probe taken
-    for n, (i, j) in enumerate(cells[start:] + cells[:start]):
+    order = cells[start:] + cells[:start]
+    if hasattr(board, "first_contradiction"):
+        got = board.first_contradiction(state, order, clock)
+        if got is None:
+            return None
+        i, j, k = got
+        cands = board.candidates(state, i, j)
+        return _probe_step(run, state, i, j, cands[k], cands[1 - k])
+    for n, (i, j) in enumerate(order):
         if not n & 31:
             clock.check("explaining (probes)")
         cands = board.candidates(state, i, j)
@@ -521,16 +557,22 @@ def _probe(run: _Run, state: list[int], clock: Deadline):
             if board.propagate(child, (i, h + j), None):
                 board.implied_add(child)
                 continue
-            # contradiction: record the chain (the same fixed point, so the same failure)
-            child = board.copy(state)
-            board.assign(child, i, j, v)
-            raw: list = []
-            ok = board.propagate(child, (i, h + j), raw)
-            assert not ok, "a probe's propagation changed its outcome when recorded"
-            chain, line = _contradiction(run, state, raw, (i, j, v))
-            run.probe_from = (i, j)
-            return ProbeStep((i, j, v), line, tuple(chain), ((i, j, cands[1 - k]),))
+            return _probe_step(run, state, i, j, v, cands[1 - k])
     return None
+
+
+def _probe_step(run: _Run, state: list[int], i: int, j: int, v: int, other: int) -> ProbeStep:
+    """The probe (i, j) = v contradicts: its chain recorded (the same fixed point, so the same
+    failure), the cell takes ``other``."""
+    board = run.board
+    child = board.copy(state)
+    board.assign(child, i, j, v)
+    raw: list = []
+    ok = board.propagate(child, (i, board.h + j), raw)
+    assert not ok, "a probe's propagation changed its outcome when recorded"
+    chain, line = _contradiction(run, state, raw, (i, j, v))
+    run.probe_from = (i, j)
+    return ProbeStep((i, j, v), line, tuple(chain), ((i, j, other),))
 
 
 def _guess_cell(board, state: list[int]) -> tuple[int, int]:
