@@ -71,9 +71,9 @@ def block(length: int, colour: int = BLACK) -> Block:
     key = (length, colour)
     b = _BLOCKS.get(key)
     if b is None:
-        b = _BLOCKS[key] = Block(length, colour) if len(_BLOCKS) < 100_000 else None
-        if b is None:
-            return Block(length, colour)
+        b = Block(length, colour)
+        if len(_BLOCKS) < 100_000:
+            _BLOCKS[key] = b
     return b
 
 

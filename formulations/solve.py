@@ -11,7 +11,7 @@ import json
 import os
 import sys
 import time
-from typing import Any, Sequence
+from typing import Any, NoReturn, Sequence
 
 from . import options as opt
 from .io.common import MAX_INPUT_BYTES, InputTooLarge
@@ -31,7 +31,7 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors: one line (or one JSON object), exit 2
+    def error(self, message: str) -> NoReturn:  # usage errors: one line (or one JSON object), exit 2
         raise UsageError(message)
 
     def parse_known_args(self, args=None, namespace=None):

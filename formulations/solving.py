@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -14,12 +14,15 @@ from .model.size import DEFAULT_MAX_MODEL_MB, ModelTooLarge
 from .puzzle import Grid, Puzzle, check_grid
 from .results import BackendError, ModelRefused, PresolveStats, RawAnswer, Remedy, SolveResult, Status
 
+if TYPE_CHECKING:  # presolve is imported when a solve asks for it
+    from .model.presolve import Presolved, ReducedModel
+
 
 MODEL_CHECK_MAX_CONSTRAINTS = 1_000_000
 """Up to this size a solution's assignment is also checked against every model constraint."""
 
 
-def verify(nm: NonogramModel, raw: RawAnswer, backend: str, *, build_s: float = 0.0,
+def verify(nm: NonogramModel | ReducedModel | Presolved, raw: RawAnswer, backend: str, *, build_s: float = 0.0,
            wall_s: float | None = None, unique_asked: bool = False,
            presolve: PresolveStats | None = None, build_cpu_s: float | None = None,
            solve_cpu_s: float | None = None) -> SolveResult:
@@ -31,7 +34,7 @@ def verify(nm: NonogramModel, raw: RawAnswer, backend: str, *, build_s: float = 
     ``wall_s`` is the wall time of the backend call (default: the backend's own figure);
     ``build_cpu_s``/``solve_cpu_s`` the CPU time of the build and of the backend call.
     """
-    common = dict(backend=backend, use_x=nm.use_x, encoding=getattr(nm, "encoding", None),
+    common: dict[str, Any] = dict(backend=backend, use_x=nm.use_x, encoding=getattr(nm, "encoding", None),
                   variables=nm.model.num_variables,
                   constraints=nm.model.num_constraints, build_s=build_s,
                   solve_s=raw.solve_s if wall_s is None else wall_s, solver_s=raw.solve_s,
@@ -68,7 +71,7 @@ def verify(nm: NonogramModel, raw: RawAnswer, backend: str, *, build_s: float = 
 def verify_grids(puzzle: Puzzle, raw: RawAnswer, backend: str, *, wall_s: float | None = None,
                  unique_asked: bool = False, solve_cpu_s: float | None = None) -> SolveResult:
     """:func:`verify` for a backend that works on the puzzle and answers with grids."""
-    common = dict(backend=backend, use_x=None, solve_s=raw.solve_s if wall_s is None else wall_s,
+    common: dict[str, Any] = dict(backend=backend, use_x=None, solve_s=raw.solve_s if wall_s is None else wall_s,
                   solver_s=raw.solve_s, energy=raw.energy, sampling=raw.sampling,
                   info=dict(raw.info), build_cpu_s=0.0 if solve_cpu_s is not None else None,
                   solve_cpu_s=solve_cpu_s)
@@ -235,6 +238,7 @@ def _solve_presolved(puzzle: Puzzle, b: Any, use_x: bool, clock: Deadline, *, se
     from .model.presolve import presolve as presolve_model, presolve_puzzle
 
     t0, c0 = time.perf_counter(), cpu_seconds()
+    pre: ReducedModel | Presolved
     try:
         if encoding in (None, "order"):
             pre = presolve_puzzle(puzzle, use_x=use_x, deadline=clock, max_model_mb=max_model_mb)

@@ -41,7 +41,7 @@ import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Final, Literal
 
 import numpy as np
 
@@ -91,7 +91,7 @@ _OPTION_PARAMETER = {"reads": "num_reads", "sweeps": "num_sweeps", "beta_range":
                      "beta_schedule": "beta_schedule_type", "seed": "seed"}
 
 
-AUTO = "auto"
+AUTO: Final = "auto"
 # The automatic schedule's length, fitted on 22 janko puzzles of 15x15 to 40x30 (without x,
 # weights 2/2/1): the number of sweeps that minimised each puzzle's TTS99 against its model's
 # variables n gave log-log slope 1.835 and factor 0.0083 (best lengths ranged 100 to 30000;
@@ -129,7 +129,7 @@ class _Plan:
     time_limit: str            # "interrupt", "tabu", "chunks" or "ignore"
     exhaustive: bool = False   # every state enumerated: no energy-0 state proves infeasibility
     scaled_beta: bool = False  # default beta_range = default_beta_range(weights)
-    default_sweeps: int | str | None = None  # unless --sweeps or --param num_sweeps; AUTO: auto_sweeps
+    default_sweeps: int | Literal["auto"] | None = None  # unless --sweeps or --param num_sweeps; AUTO: auto_sweeps
     beta_split: bool = False   # the sampler takes beta_min / beta_max instead of beta_range
     read_cost: float = 1.0     # one read's cost relative to dwave's SA at the same sweeps
     threads: bool = False      # its sample() releases the GIL: reads can run on several threads
@@ -392,10 +392,10 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
     shown = ", ".join(map(str, broken[:3])) + (", ..." if len(broken) > 3 else "")
     stopped = " (interrupted by the time limit)" if got.cut_short else ""
     # with a time budget the best sample is the run's, not the last batch's
-    reads = (f"{sum(b['reads'] for b in batches)} reads in {len(batches)} batches"
+    tally = (f"{sum(b['reads'] for b in batches)} reads in {len(batches)} batches"
              if len(batches) > 1 else f"{total} reads")
     return RawAnswer(Status.UNKNOWN, tuple(found), solve_s=time.perf_counter() - t0, energy=e_best,
-                     message=f"best of {reads}{stopped} has energy {e_best:g} and breaks "
+                     message=f"best of {tally}{stopped} has energy {e_best:g} and breaks "
                              f"{len(broken)} constraints: {shown}", sampling=stats, info=info)
 
 
@@ -711,7 +711,7 @@ def _call(plan: _Plan, sampler: Any, bqm: Any, c: dict[str, Any],
     try:
         with openmp_threads(plan):  # in the thread that samples: the limit is per thread
             ss = sampler.sample(bqm, **c)
-            ss.record  # a lazy sample set resolves here, in the calling thread
+            _ = ss.record  # a lazy sample set resolves here, in the calling thread
         return ss
     except (TypeError, ValueError) as exc:
         if abort is not None:
@@ -734,7 +734,9 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
     Every call runs off the caller's thread (:func:`_call_all`) so that Ctrl-C is heard."""
     abort = abort if abort is not None else []
     n = pen.num_variables
-    energies, counts, zero_rows = [], [], []
+    energies: list[np.ndarray] = []
+    counts: list[np.ndarray] = []
+    zero_rows: list[np.ndarray] = []
     best, best_e = None, math.inf
     spent = cpu = 0.0
     cut = False
@@ -856,7 +858,7 @@ def _param_checker(plan: _Plan) -> Callable[[dict[str, Any]], None]:
         unknown = sorted(set(params) - accepted) if accepted is not None else []
         if unknown:
             raise BackendError(f"unknown parameter '{unknown[0]}' for backend '{plan.name}' "
-                               f"(sampler parameters: {', '.join(sorted(accepted)) or 'none'})")
+                               f"(sampler parameters: {', '.join(sorted(accepted or ())) or 'none'})")
     return check
 
 
@@ -865,7 +867,7 @@ _THREADS = {"workers": int}  # sampling threads (sampling_threads)
 _SA_OPTIONS = {"reads": int, "sweeps": int, "beta_range": tuple, "beta_schedule": str, **_WEIGHTS}
 _DWAVE_SA_OPTIONS = {**_SA_OPTIONS, **_THREADS}
 _HINT = 'pip install "nonogram-formulations[anneal]" (or: pip install dimod dwave-samplers)'
-_AT_LEAST_ONE = {"reads": 1, "sweeps": 1}
+_AT_LEAST_ONE: dict[str, float] = {"reads": 1, "sweeps": 1}
 # The annealers get the model without the cell variables x unless the caller chooses. Measured
 # for sa on 25 janko puzzles of 15x15 to 40x30 (2/2/1 weights, the best of 100-30000 sweeps
 # each): no-x had the lower best TTS99 on every one, by 2-10x, and reached p > 0 on 22 of 25

@@ -289,6 +289,7 @@ class _Pairs:
 
     def _literal(self, hi: int | None, lo: int | None, out: list[list[int]]) -> int:
         if lo is None:
+            assert hi is not None  # an item is never (None, None)
             return hi + 1
         if hi is None:
             return -lo - 1
@@ -490,6 +491,7 @@ def _worker(conn: Any, model: Model, block: list[int], unique: bool, end: float 
         conn.send(("first", _OUTCOME[got], first, dict(info)))
         if not (got and unique and block):
             return
+        assert first is not None  # got: the values were read
         s.add_clause([-(v + 1) if first[v] else v + 1 for v in block])
         again = _search(s, clock, info, name not in UNSLICEABLE)
         conn.send(("second", _OUTCOME[again], _values(s, n) if again else None, dict(info)))

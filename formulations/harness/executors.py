@@ -166,9 +166,10 @@ def run_local(jobs: Sequence[Job], workers: int, emit: Callable[[dict], None],
         while pending or any(s.job is not None for s in slots):
             for s in slots:
                 if s.idle and pending:
-                    s.start(pending.pop())
+                    started = pending.pop()
+                    s.start(started)
                     if on_start is not None:
-                        on_start(s.job, s.pid)
+                        on_start(started, s.pid)
             active = [s.future for s in slots if s.future is not None]
             now = time.perf_counter()
             deadlines = [d for d in (s.deadline() for s in slots) if d is not None]
@@ -196,6 +197,7 @@ def run_local(jobs: Sequence[Job], workers: int, emit: Callable[[dict], None],
                         s.procs = list((getattr(s.ex, "_processes", None) or {}).values())
                 elif s.overdue(now):
                     job = s.job
+                    assert job is not None  # overdue: a job is running
                     s.kill()
                     emit(record(job, Status.TIMEOUT, wall_s=now - s.started,
                                  message=f"killed after {job.kill_after:g}s").to_row())

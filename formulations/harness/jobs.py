@@ -167,8 +167,12 @@ def resolve_backends(backends: str | Sequence[BackendSpec],
     out: list[Variant] = []
     objects = _SamplerNames()
     for spec in expanded:
-        single = isinstance(spec, str) or is_sampler(spec)
-        name, opts = (spec, {}) if single else (spec[0], dict(spec[1]))
+        name: Any  # a registry name or a sampler object
+        opts: dict[str, Any]
+        if isinstance(spec, str) or is_sampler(spec):
+            name, opts = spec, {}
+        else:
+            name, opts = spec[0], dict(spec[1])
         payload = None
         if is_sampler(name):  # a sampler object: sent to the workers pickled, named by its class
             name, payload, b = objects.add(name)
@@ -237,7 +241,7 @@ def plan_jobs(refs: Sequence[PuzzleRef], variants: Sequence[Variant], seeds: Seq
     it)."""
     xs = [use_x] if use_x is None or isinstance(use_x, bool) else list(use_x)
     ps = [presolve] if isinstance(presolve, bool) else list(presolve)
-    es = [encoding or DEFAULT_ENCODING] if encoding is None or isinstance(encoding, str) \
+    es: list[str | None] = [encoding or DEFAULT_ENCODING] if encoding is None or isinstance(encoding, str) \
         else list(encoding)
     jobs, seen = [], set()
     for ref, v in itertools.product(refs, variants):

@@ -101,7 +101,7 @@ FIELDS: tuple[str, ...] = tuple(f.name for f in fields(RunRecord))
 TIMING_FIELDS: tuple[str, ...] = ("time_s", "tts_s", "tts99_s", "tts99_low_s", "tts99_high_s",
                                    "wall_s", "build_cpu_s", "solve_cpu_s", "sampling_cpu_s",
                                    "setup_cpu_s", "cpu_per_read_s", "tts99_cpu_s", "unique_cpu_s")
-_TYPES = {f.name: f.type for f in fields(RunRecord)}
+_TYPES = {f.name: str(f.type) for f in fields(RunRecord)}  # str already: postponed annotations
 
 
 def record(job: Job, status: Status | str, *, message: str = "", **values: Any) -> RunRecord:

@@ -102,7 +102,7 @@ def guard(fn: Callable[[], list[tuple[Puzzle, Grid | None]]],
                           path=where) from e
 
 
-def one_line(s: str) -> str:
+def one_line(s: object) -> str:
     return " ".join(str(s).split())
 
 

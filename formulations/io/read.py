@@ -145,7 +145,7 @@ def _parse_all(text: str, fmt: str | None, where: str | None) -> list[tuple[Puzz
     if fmt is None:
         raise PuzzleError("unknown puzzle format: neither the extension nor the content is "
                           "recognised", path=where)
-    parser: Callable[[], list[tuple[Puzzle, Grid | None]]] = {
+    parsers: dict[str, Callable[[], list[tuple[Puzzle, Grid | None]]]] = {
         "txt": lambda: [build(parse_text(text))],
         "dejoue": lambda: parse_dejoue(text),
         "keen": lambda: [build(parse_keen(text))],
@@ -157,7 +157,8 @@ def _parse_all(text: str, fmt: str | None, where: str | None) -> list[tuple[Puzz
         "nonogrid": lambda: [build(parse_nonogrid(text))],
         "jcross": lambda: parse_jcross(text),
         "nonograms_org": lambda: [parse_nonograms_org(text)],
-    }[fmt]
+    }
+    parser = parsers[fmt]
     return guard(parser, where)
 
 

@@ -122,6 +122,7 @@ def replay(puzzle: Puzzle, *, search: bool = True, max_events: int = 200_000,
                 k = min(counts[i], counts[h + j])
                 if key is None or k < key:
                     best, key = (i, j), k
+        assert best is not None  # branched on only while a cell is open
         return best
 
     def options(s: list[int], cell: tuple[int, int]) -> Iterator[int]:

@@ -229,6 +229,7 @@ def _family_qubos(n: int, F: int, family: np.ndarray, const: np.ndarray,
     fconst = np.bincount(family, weights=const, minlength=F)
     lin = np.bincount(family[lin_con] * n + lin_var, weights=lin_coef,
                       minlength=F * n).reshape(F, n)
+    qcoef: np.ndarray  # bincount with weights: float64 (the stub says integers)
     if len(quad_i):
         uniq, inv = np.unique(quad_i.astype(np.int64) * n + quad_j, return_inverse=True)
         qcoef = np.bincount(inv * F + family[quad_con], weights=quad_coef,
@@ -316,7 +317,7 @@ class QuadraticPenalty:
         order = list(self.labels) if labels == "model" else None
         return dimod.BinaryQuadraticModel.from_numpy_vectors(
             self.linear, (self.qi, self.qj, self.qv), self.offset, dimod.BINARY,
-            variable_order=order)
+            variable_order=order)  # type: ignore[arg-type]  # dimod: `Iterable = None`, None is its default
 
 
 def penalty_terms(model_or_nm: Any, deadline: Deadline | float | None = None) -> PenaltyTerms:

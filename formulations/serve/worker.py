@@ -145,6 +145,7 @@ class _LogStream(io.TextIOBase):
     burst is kept)."""
 
     def __init__(self, send: _Sender):
+        self.held: str | None  # a log line not yet sent (rate limit)
         self.send, self.buf, self.last, self.held = send, "", 0.0, None
         self.lines: list[str] = []
 
@@ -288,8 +289,8 @@ def task_hint(job: dict[str, Any]) -> dict[str, Any]:
         lid = idx if kind == "row" else puzzle.height + idx
         return {"hint": {**line_name(puzzle, lid), "cells": [list(c) for c in steps[0].fixed]}}
     if not ok:
-        lid = contradicting_line(eng, state)
-        return {"contradiction": line_name(puzzle, lid) if lid is not None else None}
+        bad = contradicting_line(eng, state)
+        return {"contradiction": line_name(puzzle, bad) if bad is not None else None}
     if eng.is_complete(state):
         return {"done": True}
     return {"stuck": True}
