@@ -70,7 +70,7 @@ SURVEY_NON = ROOT.parent / "shared" / "corpus" / "webpbn-survey-non"
 CPSAT_DIRECTIONS = ("lines", "probed", "rows", "rows-restart", "sa-hint")
 RESULTS = ROOT / "bench" / "results"
 
-from formulations.io import read_puzzle, read_puzzle_with_goal  # noqa: E402
+from formulations.io import read_puzzle_with_goal  # noqa: E402
 from formulations.lines.engine import Engine  # noqa: E402
 
 

@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from formulations.harness.study import (
+from formulations.harness.study import (  # noqa: E402
     EXACT,
     TARGETS,
     RecordFile,
@@ -50,7 +50,7 @@ from formulations.harness.study import (
     pooled,
     run_tasks,
 )
-from formulations.analysis.optimal import (
+from formulations.analysis.optimal import (  # noqa: E402
     QUANTILES,
     LadderData,
     extend_ladder,
@@ -664,7 +664,7 @@ def plot(summary: dict, quantiles: Sequence[str] = ("0.5", "0.75", "0.9")):
     for ax, q in zip(axes, quantiles):
         for k, (name, d) in enumerate(sorted(summary["samplers"].items())):
             xs, ys, lo, hi, inner = [], [], [], [], []
-            for z, e in d["sizes"].items():
+            for _z, e in d["sizes"].items():
                 o = e["quantiles"][q]
                 if o["tts99_s"] is None:
                     continue

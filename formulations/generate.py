@@ -26,7 +26,7 @@ import random
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 from .puzzle import Grid, Puzzle, PuzzleError, puzzle_from_grid
 

@@ -139,7 +139,7 @@ def percentile_interval(values: np.ndarray, confidence: float = CONFIDENCE) -> t
     return float(lo), float(hi)
 
 
-def resampled_tts(data: "LadderData", idx: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def resampled_tts(data: LadderData, idx: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """The bootstrap's second level: per replicate (rows of ``idx``, resampled instances),
     instance and length, TTS99 after drawing each instance's successes binomially from its
     reads (inf where no read was made or none succeeded)."""

@@ -41,7 +41,8 @@ import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Final, Literal
+from typing import Any, Final, Literal
+from collections.abc import Callable
 
 import numpy as np
 
@@ -449,7 +450,7 @@ def _fits_one_read(plan: _Plan, kw: dict[str, Any], pen: QuadraticPenalty, clock
     return 0.0
 
 
-def _batch_info(kw: dict[str, Any], got: "_Samples") -> dict[str, Any]:
+def _batch_info(kw: dict[str, Any], got: _Samples) -> dict[str, Any]:
     reads = int(got.counts.sum())
     mean = float(np.dot(got.energies, got.counts) / reads) if reads else None
     return {"reads": reads, "num_sweeps": kw.get("num_sweeps"),
@@ -463,7 +464,7 @@ BATCH_OBSERVERS: list[Callable[[dict[str, Any], list], None]] = []
 the constraints its best sample breaks: the web solver's live view (empty: nothing is computed)."""
 
 
-def _observed(batch: dict[str, Any], got: "_Samples", pen: QuadraticPenalty) -> None:
+def _observed(batch: dict[str, Any], got: _Samples, pen: QuadraticPenalty) -> None:
     if BATCH_OBSERVERS:
         broken = pen.violated(got.best) if got.best is not None else []
         for observe in BATCH_OBSERVERS:
@@ -475,8 +476,8 @@ MAX_SWEEPS = 1_000_000
 
 
 def _until_solved(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: QuadraticPenalty,
-                  clock: Deadline, got: "_Samples", batches: list,
-                  threads: int = 1) -> tuple["_Samples", dict]:
+                  clock: Deadline, got: _Samples, batches: list,
+                  threads: int = 1) -> tuple[_Samples, dict]:
     """The command line's use of a time budget: while no read has reached energy 0, sample
     another batch, annealing SWEEP_GROWTH times longer (for samplers with sweeps; at the same
     length once a longer read would take more than half the time left) with as many reads as

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from formulations.options import coerce_option
 from formulations.results import BackendError, ModelRefused, RawAnswer, Remedy

@@ -360,7 +360,6 @@ def _plain(nm: NonogramModel, cp, solver, unique: bool, unique_by: str,
            time_limit: float | None, t0: float, extra: dict[str, Any]) -> RawAnswer:
     """The model as it is: one search (``unique_by=enumerate``), or a solve and, for
     uniqueness, a second with the first grid excluded; ``time_limit`` counts from ``t0``."""
-    from ortools.sat.python import cp_model
 
     parameters = solver.parameters
     parameters.max_time_in_seconds = _time_left(time_limit, t0)

@@ -51,7 +51,8 @@ Defaults, measured (``bench/new_samplers.py tune``, TTS99 in CPU time on cat15 a
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
@@ -85,7 +86,7 @@ def _seed_stream(rng: np.random.Generator) -> Callable[[], int]:
 
 
 
-def _betas(beta_range, steps: int, kind: str) -> "np.ndarray":
+def _betas(beta_range, steps: int, kind: str) -> np.ndarray:
     """``steps`` inverse temperatures from the range's low end to its high end, spaced
     ``linear`` or ``geometric`` (the schedule both the simulators and population annealing use)."""
     lo, hi = sorted(float(b) for b in beta_range)

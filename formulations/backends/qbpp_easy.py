@@ -28,7 +28,8 @@ import subprocess
 import sys
 import time
 from fractions import Fraction
-from typing import Any, Mapping, cast
+from typing import Any, cast
+from collections.abc import Mapping
 
 import numpy as np
 

@@ -195,7 +195,7 @@ def to_cnf(model: Model, *, card: str = CARD, direct_max: int = DIRECT_MAX,
         if cost <= direct_max:
             if upper < n:
                 for sub in combinations(lits, upper + 1):
-                    add([-l for l in sub])
+                    add([-lit for lit in sub])
             if lower > 0:
                 for sub in combinations(lits, n - lower + 1):
                     add(list(sub))
@@ -335,8 +335,8 @@ class _Pairs:
         if rhs not in (-1, 0, 1):
             return [[]]
         out: list[list[int]] = []
-        left = [self._literal(h, l, out) for h, l in sides[1]]
-        right = [self._literal(h, l, out) for h, l in sides[-1]]
+        left = [self._literal(hi, lo, out) for hi, lo in sides[1]]
+        right = [self._literal(hi, lo, out) for hi, lo in sides[-1]]
         if rhs == 1:    # left true, right false
             out.append(left[:])
             out += [[-b] for b in right]

@@ -9,7 +9,8 @@ unbounded TTS99 end.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
+from collections.abc import Iterable, Mapping
 
 from .records import as_frame, read_results
 

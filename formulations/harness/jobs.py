@@ -7,7 +7,8 @@ import itertools
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ..model.encodings import DEFAULT_ENCODING, check_encoding
 from ..options import MODEL_SWITCHES, route

@@ -7,7 +7,8 @@ import os
 import sys
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
+from typing import Any, Literal
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ..model.encodings import check_encoding
 from ..options import MODEL_SWITCHES, coerce, parse_assignment

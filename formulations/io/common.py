@@ -12,7 +12,7 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from ..puzzle import Block, Clue, Grid, Puzzle, PuzzleError, block, format_clue, min_length
 

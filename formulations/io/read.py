@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from ..puzzle import Grid, Puzzle, PuzzleError
 from .common import (CLUEISH, MAX_INPUT_BYTES, build, decode_text, guard, read_bytes, split_lines,

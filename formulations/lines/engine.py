@@ -15,7 +15,7 @@ of ints, narrowed in place.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from formulations.runtime.clock import Deadline
 from ..puzzle import Grid, Puzzle

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Iterator, Union
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -39,7 +39,7 @@ class Backtrack:
     depth: int
 
 
-Event = Union[Step, Guess, Backtrack]
+Event = Step | Guess | Backtrack
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ the same in every placement (a line without free space) has no variable.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -22,7 +22,7 @@ line, so the energy-0 states are the solutions, one per grid, as in the order en
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -61,7 +61,8 @@ from functools import cached_property
 from itertools import chain
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, Hashable, Mapping, Sequence
+from typing import Any
+from collections.abc import Hashable, Mapping, Sequence
 
 import numpy as np
 
@@ -212,7 +213,7 @@ class PenaltyTerms:
         pen = self.constraint_penalties(assignment)
         return [self.constraint_labels[c] for c in np.flatnonzero(pen)]
 
-    def weighted(self, weights: Mapping[str, Any] | None = None) -> "QuadraticPenalty":
+    def weighted(self, weights: Mapping[str, Any] | None = None) -> QuadraticPenalty:
         """The aggregated QUBO ``offset + h.x + sum J_ij x_i x_j`` for these family weights."""
         w = check_weights(weights, self.family_names)
         wv = np.array([w[f] for f in self.family_names], dtype=np.float64)

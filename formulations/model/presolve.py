@@ -283,7 +283,7 @@ class ReducedModel:
                         colour = c
                         break
                 grid[i][j] = colour
-            for i, row in enumerate(grid):
+            for row in grid:
                 for j, v in enumerate(row):
                     if v == -1:
                         row[j] = BACKGROUND  # no free x left for it: every colour was ruled out

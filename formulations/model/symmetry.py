@@ -18,7 +18,8 @@ a square box. Colour clues must map block by block, colours included.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from ..puzzle import Clue, Puzzle
 

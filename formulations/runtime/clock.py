@@ -38,7 +38,7 @@ class Deadline:
         self.end = None if seconds is None else time.perf_counter() + max(0.0, seconds)
 
     @classmethod
-    def of(cls, value: "Deadline | float | None") -> "Deadline":
+    def of(cls, value: Deadline | float | None) -> Deadline:
         """A deadline from a Deadline (itself) or a time limit in seconds (or None)."""
         return value if isinstance(value, Deadline) else cls(value)
 

@@ -9,7 +9,8 @@ import math
 import statistics
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
 
 Row = Mapping[str, Any]
 _MARKERS = "osD^v<>pPX*h"

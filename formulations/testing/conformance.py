@@ -39,7 +39,8 @@ move to the smallest variant (without x) and report the refusal only if no varia
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
