@@ -22,7 +22,8 @@ MODEL_CHECK_MAX_CONSTRAINTS = 1_000_000
 """Up to this size a solution's assignment is also checked against every model constraint."""
 
 
-def verify(nm: NonogramModel | ReducedModel | Presolved, raw: RawAnswer, backend: str, *, build_s: float = 0.0,
+def verify(nm: NonogramModel | ReducedModel | Presolved, raw: RawAnswer, backend: str, *,
+           build_s: float = 0.0,
            wall_s: float | None = None, unique_asked: bool = False,
            presolve: PresolveStats | None = None, build_cpu_s: float | None = None,
            solve_cpu_s: float | None = None) -> SolveResult:
@@ -34,7 +35,8 @@ def verify(nm: NonogramModel | ReducedModel | Presolved, raw: RawAnswer, backend
     ``wall_s`` is the wall time of the backend call (default: the backend's own figure);
     ``build_cpu_s``/``solve_cpu_s`` the CPU time of the build and of the backend call.
     """
-    common: dict[str, Any] = dict(backend=backend, use_x=nm.use_x, encoding=getattr(nm, "encoding", None),
+    common: dict[str, Any]  # SolveResult's keywords, shared by every outcome
+    common = dict(backend=backend, use_x=nm.use_x, encoding=getattr(nm, "encoding", None),
                   variables=nm.model.num_variables,
                   constraints=nm.model.num_constraints, build_s=build_s,
                   solve_s=raw.solve_s if wall_s is None else wall_s, solver_s=raw.solve_s,
@@ -71,7 +73,8 @@ def verify(nm: NonogramModel | ReducedModel | Presolved, raw: RawAnswer, backend
 def verify_grids(puzzle: Puzzle, raw: RawAnswer, backend: str, *, wall_s: float | None = None,
                  unique_asked: bool = False, solve_cpu_s: float | None = None) -> SolveResult:
     """:func:`verify` for a backend that works on the puzzle and answers with grids."""
-    common: dict[str, Any] = dict(backend=backend, use_x=None, solve_s=raw.solve_s if wall_s is None else wall_s,
+    common: dict[str, Any]  # SolveResult's keywords, shared by every outcome
+    common = dict(backend=backend, use_x=None, solve_s=raw.solve_s if wall_s is None else wall_s,
                   solver_s=raw.solve_s, energy=raw.energy, sampling=raw.sampling,
                   info=dict(raw.info), build_cpu_s=0.0 if solve_cpu_s is not None else None,
                   solve_cpu_s=solve_cpu_s)

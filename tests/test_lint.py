@@ -32,7 +32,7 @@ def test_ruff_finds_nothing():
 
 
 def test_ruff_rules_are_on():
-    """The configuration is live: a bugbear and a pyupgrade finding in a package path are reported."""
+    """The configuration is live: a bugbear and a pyupgrade finding are reported."""
     _require("ruff")
     bad = "from typing import List\n\n\ndef f(x: List[int] = []) -> None:\n    pass\n"
     p = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format",

@@ -130,7 +130,7 @@ class _Plan:
     time_limit: str            # "interrupt", "tabu", "chunks" or "ignore"
     exhaustive: bool = False   # every state enumerated: no energy-0 state proves infeasibility
     scaled_beta: bool = False  # default beta_range = default_beta_range(weights)
-    default_sweeps: int | Literal["auto"] | None = None  # unless --sweeps or --param num_sweeps; AUTO: auto_sweeps
+    default_sweeps: int | Literal["auto"] | None = None  # unless --sweeps/--param num_sweeps; AUTO
     beta_split: bool = False   # the sampler takes beta_min / beta_max instead of beta_range
     read_cost: float = 1.0     # one read's cost relative to dwave's SA at the same sweeps
     threads: bool = False      # its sample() releases the GIL: reads can run on several threads

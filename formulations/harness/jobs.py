@@ -242,8 +242,8 @@ def plan_jobs(refs: Sequence[PuzzleRef], variants: Sequence[Variant], seeds: Seq
     it)."""
     xs = [use_x] if use_x is None or isinstance(use_x, bool) else list(use_x)
     ps = [presolve] if isinstance(presolve, bool) else list(presolve)
-    es: list[str | None] = [encoding or DEFAULT_ENCODING] if encoding is None or isinstance(encoding, str) \
-        else list(encoding)
+    es: list[str | None] = [encoding or DEFAULT_ENCODING] \
+        if encoding is None or isinstance(encoding, str) else list(encoding)
     jobs, seen = [], set()
     for ref, v in itertools.product(refs, variants):
         vx: list[bool | None] = [None] if not v.uses_model else [v.use_x] if v.use_x is not None else xs

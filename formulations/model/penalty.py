@@ -318,7 +318,7 @@ class QuadraticPenalty:
         order = list(self.labels) if labels == "model" else None
         return dimod.BinaryQuadraticModel.from_numpy_vectors(
             self.linear, (self.qi, self.qj, self.qv), self.offset, dimod.BINARY,
-            variable_order=order)  # type: ignore[arg-type]  # dimod: `Iterable = None`, None is its default
+            variable_order=order)  # type: ignore[arg-type]  # dimod's `Iterable = None`
 
 
 def penalty_terms(model_or_nm: Any, deadline: Deadline | float | None = None) -> PenaltyTerms:

@@ -81,7 +81,8 @@ class Presolved:
     @property
     def a_variables(self) -> int:
         """The free line variables (every variable that is not a cell's x)."""
-        return sum(1 for v in self.free if cast(tuple, self.original.model.labels[v])[0] != "x")  # labels: tuples
+        labels = self.original.model.labels  # tuples: ("x", ...) for a cell variable
+        return sum(1 for v in self.free if cast(tuple, labels[v])[0] != "x")
 
     @property
     def encoding(self) -> str:

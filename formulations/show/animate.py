@@ -242,7 +242,8 @@ def _palette_image(puzzle: Puzzle):
     colours and a grey ramp for the caption's anti-aliased text."""
     from PIL import Image
 
-    cols: set[tuple[int, ...]] = {rgb(puzzle, k) for k, _, _ in puzzle.palette} | {rgb(puzzle, k) for k in puzzle.colours}
+    cols: set[tuple[int, ...]]  # RGB
+    cols = {rgb(puzzle, k) for k, _, _ in puzzle.palette} | {rgb(puzzle, k) for k in puzzle.colours}
     cols |= {UNKNOWN_RGB, UNKNOWN_DARK, GRID_RGB, GRID5_RGB, LINE_RGB, GUESS_RGB, BACK_RGB,
              TEXT_RGB, (120, 120, 120), (90, 90, 90), (0, 0, 0), (255, 255, 255)}
     cols |= {(v, v, v) for v in range(0, 256, 17)}
