@@ -32,7 +32,7 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # usage errors: one line (or one JSON object), exit 2
+    def error(self, message: str) -> NoReturn:  # usage errors: one line (or a JSON object), exit 2
         raise UsageError(message)
 
     def parse_known_args(self, args=None, namespace=None):

@@ -857,9 +857,9 @@ def _param_checker(plan: _Plan) -> Callable[[dict[str, Any]], None]:
     def check(params: dict[str, Any]) -> None:
         accepted = _sampler_parameters(plan.make())
         unknown = sorted(set(params) - accepted) if accepted is not None else []
-        if unknown:
+        if unknown and accepted is not None:  # (unknown is empty when accepted is None)
             raise BackendError(f"unknown parameter '{unknown[0]}' for backend '{plan.name}' "
-                               f"(sampler parameters: {', '.join(sorted(accepted or ())) or 'none'})")
+                               f"(sampler parameters: {', '.join(sorted(accepted)) or 'none'})")
     return check
 
 

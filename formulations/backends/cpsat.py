@@ -319,7 +319,7 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
         return raw
     excluded = False
     first: np.ndarray | None  # the first grid's assignment
-    if undecided and raw is not None:  # a grid, no verdict within the slice: the full model's verdict
+    if undecided and raw is not None:  # a grid, no verdict in the slice: the full model's verdict
         first, info = raw.assignments[0], dict(raw.info)
         excluded = "second_status" in info  # unique_by=exclude: its clause is posted already
         info_sym["tried"] = False
