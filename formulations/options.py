@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import ast
 import json
-from typing import Any
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 MODEL_SWITCHES: dict[str, type] = {"x": bool, "presolve": bool, "encoding": str}
 PARAMS = "params"  # the option under which a backend takes native parameters

@@ -5,10 +5,10 @@ that colour nonograms need no change of representation, only of the builder and 
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
 from operator import attrgetter, eq
-from collections.abc import Iterable, Sequence
 
 BACKGROUND = 0
 BLACK = 1

@@ -11,8 +11,8 @@ import json
 import os
 import sys
 import time
-from typing import Any, NoReturn
 from collections.abc import Sequence
+from typing import Any, NoReturn
 
 from . import options as opt
 from .io.common import MAX_INPUT_BYTES, InputTooLarge

@@ -41,8 +41,8 @@ import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Final, Literal
 from collections.abc import Callable
+from typing import Any, Final, Literal
 
 import numpy as np
 

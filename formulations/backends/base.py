@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Callable
 
 from formulations.options import coerce_option
 from formulations.results import BackendError, ModelRefused, RawAnswer, Remedy

@@ -51,8 +51,8 @@ Defaults, measured (``bench/new_samplers.py tune``, TTS99 in CPU time on cat15 a
 from __future__ import annotations
 
 import math
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

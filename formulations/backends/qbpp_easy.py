@@ -28,8 +28,8 @@ import subprocess
 import sys
 import time
 from fractions import Fraction
-from typing import Any, cast
 from collections.abc import Mapping
+from typing import Any, cast
 
 import numpy as np
 

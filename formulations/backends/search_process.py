@@ -19,8 +19,8 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import time
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

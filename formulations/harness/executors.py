@@ -12,8 +12,8 @@ import sys
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from typing import Any
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..results import BackendError, Status
 from formulations.runtime.workers import child_env, die_with_parent, exit_text, reaped_exit_code

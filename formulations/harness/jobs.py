@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ..model.encodings import DEFAULT_ENCODING, check_encoding
 from ..options import MODEL_SWITCHES, route

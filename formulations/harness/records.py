@@ -8,10 +8,10 @@ import json
 import math
 import statistics
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
-from collections.abc import Iterable, Mapping, Sequence
 
 from ..puzzle import grid_to_strings
 from ..results import BackendError, SolveResult, Status, tts99

@@ -7,8 +7,8 @@ import os
 import sys
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Literal
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal
 
 from ..model.encodings import check_encoding
 from ..options import MODEL_SWITCHES, coerce, parse_assignment

@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 
 from ..puzzle import Block, Clue, Grid, Puzzle, PuzzleError, block, format_clue, min_length
 

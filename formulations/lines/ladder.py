@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from ..puzzle import Grid, Puzzle, PuzzleError, check_grid
 from ..results import Status

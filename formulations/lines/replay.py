@@ -14,8 +14,8 @@ guess or a backtrack a picture can show); the backend's own run is not recorded.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 

@@ -25,8 +25,8 @@ the same in every placement (a line without free space) has no variable.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 

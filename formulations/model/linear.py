@@ -2,12 +2,12 @@
 constraints. Backends translate it mechanically; feasibility is decided here, not by a solver."""
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from itertools import chain, repeat
 from operator import attrgetter
 from typing import NamedTuple
-from collections.abc import Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 

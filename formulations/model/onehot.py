@@ -21,8 +21,8 @@ line, so the energy-0 states are the solutions, one per grid, as in the order en
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 

@@ -61,8 +61,8 @@ from functools import cached_property
 from itertools import chain
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
 from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 

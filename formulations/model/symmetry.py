@@ -17,9 +17,9 @@ a square box. Colour clues must map block by block, colours included.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
-from collections.abc import Sequence
 
 from ..puzzle import Clue, Puzzle
 

@@ -8,9 +8,9 @@ import json
 import math
 import statistics
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
-from collections.abc import Iterable, Mapping, Sequence
 
 Row = Mapping[str, Any]
 _MARKERS = "osD^v<>pPX*h"

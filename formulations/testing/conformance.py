@@ -38,9 +38,9 @@ move to the smallest variant (without x) and report the refusal only if no varia
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
-from collections.abc import Callable
 
 import numpy as np
 
