@@ -183,14 +183,14 @@ def sa_hint_run(puzzle, seconds: float, hint_s: float) -> dict:
     as a hint; the status and the seconds from the start."""
     from ortools.sat.python import cp_model
 
-    from formulations.backends.anneal import _PLANS, _run
+    from formulations.backends import get_backend
     from formulations.backends.cpsat import TUNED, _set_params, to_cpsat
     from formulations.model import build_model
     from formulations.puzzle import is_solution
 
     t0 = time.perf_counter()
     nm = build_model(puzzle, use_x=False)
-    raw = _run(_PLANS["sa"], nm, time_limit=hint_s, seed=1, unique=False, until_solved=True)
+    raw = get_backend("sa").solve(nm, time_limit=hint_s, seed=1, until_solved=True)
     cp = to_cpsat(nm.model)
     for i, v in enumerate(raw.assignments[0] if raw.assignments else ()):
         cp.add_hint(cp.get_bool_var_from_proto_index(i), int(v))

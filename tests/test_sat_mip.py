@@ -21,6 +21,7 @@ from formulations.puzzle import check_grid
 from formulations.results import BackendError, ModelRefused, Status
 from formulations.solving import solve_puzzle
 from formulations.testing import conformance
+from formulations.testing.stopwatch import Stopwatch
 
 from helpers import CORPUS_DIR as CORPUS  # noqa: E402  (NONOGRAM_CORPUS or ../shared/corpus)
 from helpers import PUZZLES, ROOT, run_cli  # noqa: E402
@@ -240,10 +241,9 @@ def test_time_limit_ends_the_search_in_time(backend, puzzle):
     if not path.is_file():
         pytest.skip("the webpbn survey (corpus) is not here")
     puzzle_ = read_puzzle(path)
-    t0 = time.perf_counter()
-    r = solve_puzzle(puzzle_, backend, unique=True, time_limit=3.0)
-    took = time.perf_counter() - t0
-    assert took <= conformance.allowed_s(3.0), f"{took:.2f} s with a 3 s limit"
+    with Stopwatch() as took:  # less the time spent waiting for a CPU on a loaded machine
+        r = solve_puzzle(puzzle_, backend, unique=True, time_limit=3.0)
+    assert took.elapsed <= conformance.allowed_s(3.0), f"{took} with a 3 s limit"
     assert r.status in (Status.UNKNOWN, Status.SOLVED)
     if r.status is Status.SOLVED:
         assert check_grid(puzzle_, r.grid) == []

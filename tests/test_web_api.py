@@ -244,3 +244,10 @@ def test_the_package_data_is_declared():
     assert '"formulations.serve" = ["static/*.html", "static/*.css", "static/*.js", ' \
            '"static/examples/*.txt"]' in text
     assert 'nonogram-serve = "formulations.serve.cli:main"' in text
+
+
+def test_the_page_reads_the_format_registry(client):
+    from formulations.io.formats import extensions
+
+    got = client.get("/api/examples").json()
+    assert {e for f in got["formats"] for e in f["extensions"]} == set(extensions())

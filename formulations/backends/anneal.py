@@ -272,14 +272,14 @@ def sampling_threads(plan: _Plan, workers: int | None, until_solved: bool) -> in
     return cores() if workers == 0 else workers
 
 
-def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int | None,
+def _run(plan: _Plan, nm: NonogramModel, *, deadline: Deadline, seed: int | None,
          unique: bool, reads: int | None = None, sweeps: int | None = None,
          beta_range: tuple | None = None, beta_schedule: str | None = None,
          weights: dict | None = None, params: dict | None = None,
          until_solved: bool = False, workers: int | None = None) -> RawAnswer:
     t0 = time.perf_counter()
     threads = sampling_threads(plan, workers, until_solved)
-    clock = Deadline(time_limit)
+    clock = deadline
     try:
         pen = lower(nm, weights, deadline=clock)
     except ValueError as exc:

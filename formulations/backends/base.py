@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from formulations.options import coerce_option
+from formulations.runtime.clock import NO_DEADLINE, Deadline
 from formulations.results import BackendError, ModelRefused, RawAnswer, Remedy
 
 
@@ -14,7 +15,7 @@ from formulations.results import BackendError, ModelRefused, RawAnswer, Remedy
 class Backend:
     """A named solver adapter.
 
-    ``solve_fn(nm, *, time_limit, seed, unique, **options)`` translates the model, runs the solver
+    ``solve_fn(nm, *, deadline, seed, unique, **options)`` translates the model, runs the solver
     and returns a RawAnswer; the package decodes and verifies it. A backend with
     ``uses_model=False`` works on the puzzle itself (``solve_fn(puzzle, ...)``) and returns grids.
     ``requires`` lists the Python modules it imports lazily; ``options`` maps each accepted
@@ -114,19 +115,23 @@ class Backend:
         return ModelRefused(self.name, f"{size.describe()}, over the memory cap of "
                             f"{max_model_mb:,.0f} MB", tuple(remedies))
 
-    def run(self, nm: Any, opts: dict[str, Any], *, time_limit: float | None = None,
+    def run(self, nm: Any, opts: dict[str, Any], *, deadline: Deadline = NO_DEADLINE,
             seed: int | None = None, unique: bool = False) -> RawAnswer:
         """Solve with options already checked by :meth:`prepare` (``nm`` is the puzzle for a
-        backend with ``uses_model=False``). A model the backend refuses raises ModelRefused."""
+        backend with ``uses_model=False``) until ``deadline``, the run's one deadline. A model
+        the backend refuses raises ModelRefused."""
         if self.uses_model:
             refused = self.compatibility(nm)
             if refused is not None:
                 raise refused
-        return self.solve_fn(nm, time_limit=time_limit, seed=seed, unique=unique, **opts)
+        return self.solve_fn(nm, deadline=deadline, seed=seed, unique=unique, **opts)
 
     def solve(self, nm: Any, *, time_limit: float | None = None, seed: int | None = None,
               unique: bool = False, **options: Any) -> RawAnswer:
-        return self.run(nm, self.prepare(options), time_limit=time_limit, seed=seed, unique=unique)
+        """:meth:`prepare` and :meth:`run` in one call, for Python users: ``time_limit`` in
+        seconds from now."""
+        return self.run(nm, self.prepare(options), deadline=Deadline(time_limit), seed=seed,
+                        unique=unique)
 
 
 def size_limit(backend: str, limit: int, why: str) -> Callable[[Any], ModelRefused | None]:

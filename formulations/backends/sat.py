@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from formulations.runtime.clock import Deadline
+from formulations.runtime.clock import NO_DEADLINE, Deadline
 from formulations.model import Model, Sense
 from formulations.options import coerce
 from formulations.results import BackendError, ModelRefused, RawAnswer, Remedy
@@ -442,7 +442,7 @@ def _values(s, n: int) -> np.ndarray:
     return values
 
 
-def solve(nm: Any, *, time_limit: float | None = None, seed: int | None = None,
+def solve(nm: Any, *, deadline: Deadline = NO_DEADLINE, seed: int | None = None,
           unique: bool = False, solver: str = SOLVER, card: str = CARD,
           direct_max: int = DIRECT_MAX, links: str = LINKS,
           params: dict[str, Any] | None = None) -> RawAnswer:
@@ -454,25 +454,25 @@ def solve(nm: Any, *, time_limit: float | None = None, seed: int | None = None,
     _card_type(card)  # refused here, before a worker starts
     if links not in ("pairs", "card"):
         raise BackendError(f"links must be pairs or card, got {links!r}")
-    if name in UNSLICEABLE and time_limit is not None and search_process.runs_in_place():
+    if name in UNSLICEABLE and deadline.end is not None and search_process.runs_in_place():
         raise BackendError(f"SAT solver '{solver}' cannot keep a time limit in a daemonic process "
                            f"(one solve call, no worker to stop): pick another, e.g. {SOLVER}")
     model = nm.model
     block = nm.blocking_variables() if unique else []
     model._arrays()  # built once here, inherited by a forked worker
-    end = None if time_limit is None else time.time() + max(0.0, time_limit)
     return search_process.search(
-        _worker, (model, block, unique, end, seed, name, card, direct_max, links, params or {}),
-        solver="SAT", unique=unique, block=block, end=end, info={})
+        _worker, (model, block, unique, deadline, seed, name, card, direct_max, links,
+                  params or {}),
+        solver="SAT", unique=unique, block=block, deadline=deadline, info={})
 
 
-def _worker(conn: Any, model: Model, block: list[int], unique: bool, end: float | None,
+def _worker(conn: Any, model: Model, block: list[int], unique: bool, deadline: Deadline,
             seed: int | None, name: str, card: str, direct_max: int, links: str,
             params: dict[str, Any]) -> None:
     """The worker: translate, load, search; send ``first`` (and ``second``) as
     :mod:`formulations.backends.search_process` expects."""
     t0 = time.perf_counter()
-    clock = Deadline(None if end is None else end - time.time())
+    clock = deadline
     cnf = to_cnf(model, card=card, direct_max=direct_max, links=links, deadline=clock)
     n = model.num_variables
     info: dict[str, Any] = {"sat_solver": name, "clauses": len(cnf.clauses),

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from formulations.runtime.clock import OutOfTime
+from formulations.runtime.clock import Deadline, OutOfTime
 from formulations.results import BackendError, RawAnswer, Status
 from formulations.runtime.workers import die_with_parent, exit_text
 
@@ -85,10 +85,11 @@ def _ends_search(kind: str, outcome: str, second_wanted: bool) -> bool:
 
 
 def search(target: Callable[..., None], args: tuple, *, solver: str, unique: bool,
-           block: list[int], end: float | None, info: dict[str, Any]) -> RawAnswer:
+           block: list[int], deadline: Deadline, info: dict[str, Any]) -> RawAnswer:
     """Run ``target`` in a worker (or in place, in a daemonic process) and turn its messages
-    into the answer. ``end``: the deadline as ``time.time()``; ``info`` is added to the
-    worker's figures. Ctrl-C kills the worker and goes on up as KeyboardInterrupt."""
+    into the answer. ``deadline``: the run's (the worker reads the same one: its clock is the
+    system's monotonic clock); ``info`` is added to the worker's figures. Ctrl-C kills the
+    worker and goes on up as KeyboardInterrupt."""
     t0 = time.perf_counter()
     second_wanted = unique and bool(block)
     if runs_in_place():
@@ -97,13 +98,13 @@ def search(target: Callable[..., None], args: tuple, *, solver: str, unique: boo
         got = {m[0]: m[1:] for m in inbox.messages}
         killed, ended = False, ""
     else:
-        got, killed, ended = _collect(target, args, solver, second_wanted, end)
+        got, killed, ended = _collect(target, args, solver, second_wanted, deadline)
     return _answer(got, killed, ended, solver=solver, unique=unique, block=block,
                    elapsed=time.perf_counter() - t0, info=info)
 
 
 def _collect(target: Callable[..., None], args: tuple, solver: str, second_wanted: bool,
-             end: float | None) -> tuple[dict[str, tuple], bool, str]:
+             deadline: Deadline) -> tuple[dict[str, tuple], bool, str]:
     ctx = context()
     recv, send = ctx.Pipe(duplex=False)
     worker = ctx.Process(target=_run_target, name=f"{solver}-worker", daemon=True,
@@ -135,7 +136,7 @@ def _collect(target: Callable[..., None], args: tuple, solver: str, second_wante
                 if recv.poll(0):  # a last message sent just before it ended
                     continue
                 break
-            elif end is not None and time.time() > end + GRACE_S:
+            elif deadline.past(GRACE_S):
                 killed = True
                 break
     finally:  # Ctrl-C included: the worker is killed and joined, and KeyboardInterrupt goes on

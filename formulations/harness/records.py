@@ -113,7 +113,7 @@ def record(job: Job, status: Status | str, *, message: str = "", **values: Any) 
     base: dict[str, Any] = dict(
         key=job.key, puzzle=job.ref.name, source=job.ref.source, digest=job.ref.digest,
         size=f"{p.height}x{p.width}", height=p.height, width=p.width, cells=p.height * p.width,
-        backend=job.backend, options=job.options, use_x=job.use_x, encoding=job.encoding,
+        backend=job.backend, options=job.options_text, use_x=job.use_x, encoding=job.encoding,
         presolve=job.presolve,
         seed=job.seed, time_limit=job.time_limit, status=Status(status).value, verified=False,
         energy=None, success_probability=None, time_s=None, tts_s=None, tts99_s=None,

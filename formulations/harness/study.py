@@ -387,21 +387,20 @@ def _head(task: Task, puzzle: Any) -> dict[str, Any]:
 
 def measure_budget(task: Task) -> dict[str, Any]:
     """A time-budget run, as the command line makes it (``python -m formulations.solve FILE
-    --backend B --time-limit T``: the same options, a sampler samples batch after batch until a
-    verified grid or the limit, on every core): one trial, ``successes`` 1 when it came back
+    --backend B --time-limit T --until-solved``: the same options, a sampler samples batch after
+    batch until a verified grid or the limit, on every core): one trial, ``successes`` 1 when it came back
     solved; process CPU (every thread) and wall of the ``solve_puzzle`` call, the backend's
     import done before the clock starts (the command line's interpreter start-up is not in it)."""
     from formulations.backends import get_backend
 
     from ..lines import clear_cache as clear_line_cache
-    from ..options import route
-    from ..solving import solve_puzzle
+    from ..solving import SolveRequest, solve
     from .runner import warm
 
     puzzle = load(task.source)
     warm(task.sampler)
     backend = get_backend(task.sampler)
-    opts, _ = route(backend, list(task.params or ()), switches=False)
+    opts: dict[str, Any] = {}
     if task.weights:
         opts["weights"] = dict(task.weights)
     if task.beta_range is not None and task.beta_range != "sampler":
@@ -409,11 +408,14 @@ def measure_budget(task: Task) -> dict[str, Any]:
             raise ValueError(f"backend {task.sampler!r} takes no beta range")
         opts["beta_range"] = tuple(task.beta_range)
     if "until_solved" in backend.options:
-        opts.setdefault("until_solved", True)
+        opts["until_solved"] = True
+    request = SolveRequest.make(puzzle, backend, options=opts, pairs=list(task.params or ()),
+                                use_x=task.use_x, presolve=task.presolve,
+                                encoding=task.encoding, seed=task.seed,
+                                time_limit=task.time_limit)
     clear_line_cache()  # presolve and lines start with no settled lines from earlier tasks
     c, w = cpu_seconds(), time.perf_counter()  # a backend's worker process counts too
-    res = solve_puzzle(puzzle, backend, use_x=task.use_x, time_limit=task.time_limit,
-                       seed=task.seed, presolve=task.presolve, encoding=task.encoding, **opts)
+    res = solve(request)
     cpu, wall = cpu_seconds() - c, time.perf_counter() - w
     s = res.sampling
     return _head(task, puzzle) | {

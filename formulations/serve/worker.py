@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import os
 import tempfile
 import time
@@ -210,8 +209,12 @@ def _observe_batches(send: _Sender, puzzle: Puzzle | None) -> None:
 
 
 def run_solve(conn: Any, job: dict[str, Any]) -> None:
-    """One solve: ``job`` holds ``text``, ``name`` (a bare file name), ``argv`` (the command
-    line's flags, checked by the server), ``backend``, ``time_limit`` and ``replay``."""
+    """One solve: ``job`` holds ``text``, ``name`` (a bare file name: its extension names the
+    format), ``backend``, ``time_limit``, ``pairs`` (the backend's options), ``switches`` (model
+    switches, seed, memory cap; checked by the server, see ``requests.solve_options``) and
+    ``replay``. The run is the command line's (:func:`formulations.solve.attempt` of a
+    :class:`~formulations.solving.SolveRequest`); its record is the command line's ``--json``
+    object. A sampler samples until a verified grid or the time limit (``until_solved``)."""
     _own_group()
     send = _Sender(conn)
     started = time.perf_counter()
@@ -221,7 +224,7 @@ def run_solve(conn: Any, job: dict[str, Any]) -> None:
         puzzle, goal = parse_puzzle_with_goal(job["text"], None, job["name"])
         send({"type": "puzzle", "puzzle": puzzle_info(puzzle, goal)})
     except PuzzleError:
-        pass  # the command line says the same in its own words below
+        pass  # the run says the same in its own words below
     except Exception:  # noqa: BLE001 - never let the live view stop the run
         pass
     if puzzle is not None and job.get("replay"):
@@ -230,26 +233,34 @@ def run_solve(conn: Any, job: dict[str, Any]) -> None:
         except Exception as exc:  # noqa: BLE001
             send({"type": "log", "line": f"replay failed: {type(exc).__name__}: {exc}"})
     _observe_batches(send, puzzle)
-    left = max(0.05, job["time_limit"] - (time.perf_counter() - started))
-    argv = [job["name"], "--json", "--backend", job["backend"], "--time-limit",
-            f"{left:.3f}", *job["argv"]]
-    from formulations.solve import main as solve_main
+    from formulations.backends import get_backend
+    from formulations.runtime.clock import Deadline
+    from formulations.solve import attempt
+    from formulations.solving import SolveRequest
 
-    out, err = io.StringIO(), _LogStream(send)
-    with tempfile.TemporaryDirectory(prefix="nonogram-serve-") as tmp:
-        with open(os.path.join(tmp, job["name"]), "w", encoding="utf-8", newline="") as f:
-            f.write(job["text"])
-        os.chdir(tmp)
-        try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                code = solve_main(argv)
-        finally:
-            os.chdir("/")
+    clock = Deadline(job["time_limit"]).earlier(time.perf_counter() - started)
+    switches = dict(job.get("switches") or {})
+
+    def read() -> Puzzle:
+        return puzzle if puzzle is not None else parse_puzzle_with_goal(
+            job["text"], None, job["name"])[0]
+
+    def make(p: Puzzle) -> SolveRequest:
+        backend = get_backend(job["backend"])
+        pairs = [tuple(kv) for kv in job.get("pairs") or ()]
+        if "until_solved" in backend.options and not any(k == "until_solved" for k, _ in pairs):
+            pairs.append(("until_solved", True))  # the page's time limit is a budget to use
+        return SolveRequest.make(p, backend, pairs=pairs, time_limit=job["time_limit"],
+                                 **switches)
+
+    err = _LogStream(send)
+    with contextlib.redirect_stderr(err):  # a solver's log lines (cpsat's log=true)
+        outcome = attempt(read, make, clock, job["backend"])
+    if outcome.result is None:
+        err.write(f"error: {outcome.message}\n")
     err.flush_held()
-    try:
-        record = json.loads(out.getvalue().strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        record = None
+    record = outcome.record(job["name"], job["backend"])
+    code = outcome.code
     extra: dict[str, Any] = {}
     if record is not None and record.get("status") == "infeasible" and puzzle is not None:
         try:
@@ -310,27 +321,27 @@ def task_export(job: dict[str, Any]) -> dict[str, Any]:
         data = write_text(puzzle) if kind == "text" else write_non(puzzle)
         return {"data": data.encode("utf-8"),
                 "filename": "puzzle." + ("txt" if kind == "text" else "non")}
-    flag, out_name = EXPORTS[kind]
-    from formulations.solve import main as solve_main
+    _, out_name = EXPORTS[kind]
+    from formulations.backends import get_backend
+    from formulations.model import build_model, export_bqm
+    from formulations.model.cqm import export_cqm
+
+    puzzle, _ = parse_puzzle_with_goal(job["text"], job.get("format"), job["name"])
+    # the model the default backend (cpsat) would be given, as the command line's export
+    nm = build_model(puzzle, use_x=get_backend("cpsat").model_x(None),
+                     max_model_mb=job["max_model_mb"])
     with tempfile.TemporaryDirectory(prefix="nonogram-serve-") as tmp:
-        with open(os.path.join(tmp, job["name"]), "w", encoding="utf-8", newline="") as f:
-            f.write(job["text"])
-        os.chdir(tmp)
-        out = io.StringIO()
-        try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-                code = solve_main([job["name"], "--json", flag, out_name, *job.get("argv", [])])
-            record = json.loads(out.getvalue().strip().splitlines()[-1])
-            if code != 0:
-                return {"error": record.get("message") or "export failed"}
-            size = os.path.getsize(out_name)
-            if size > job["max_bytes"]:
-                return {"error": f"the {kind.upper()} file has {size:,} bytes, over this "
-                                 f"server's download cap of {job['max_bytes']:,}"}
-            with open(out_name, "rb") as f:
-                return {"data": f.read(), "filename": out_name}
-        finally:
-            os.chdir("/")
+        path = os.path.join(tmp, out_name)
+        if kind == "cqm":
+            export_cqm(nm, path)
+        else:
+            export_bqm(nm, path)
+        size = os.path.getsize(path)
+        if size > job["max_bytes"]:
+            return {"error": f"the {kind.upper()} file has {size:,} bytes, over this "
+                             f"server's download cap of {job['max_bytes']:,}"}
+        with open(path, "rb") as f:
+            return {"data": f.read(), "filename": out_name}
 
 
 TASKS = {"parse": task_parse, "hint": task_hint, "export": task_export}

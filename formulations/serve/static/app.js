@@ -804,6 +804,8 @@ async function init() {
     const sel = $("#example");
     sel.append(el("option", { value: "", text: "Examples…" }));
     for (const n of Object.keys(state.examples)) sel.append(el("option", { value: n, text: n.replace(/\.txt$/, "") }));
+    // the formats the server reads (its format registry)
+    if (ex.data.formats) $("#formats").textContent = [...new Set(ex.data.formats.flatMap((f) => f.extensions))].join(", ");
   }
   if (!fromFragment() && ex.ok) loadText(state.examples[ex.data.default] || "", ex.data.default);
   document.body.dataset.ready = "1";
