@@ -157,7 +157,7 @@ def cpsat_run(puzzle, eng: Engine, state: list[int], direction: str, seconds: fl
     the seconds from the start (``reached_s``: the time it took to reach ``state``)."""
     from ortools.sat.python import cp_model
 
-    from formulations.backends.cpsat import TUNED, _set_params
+    from formulations.backends.cpsat import TUNED, set_params
     from formulations.puzzle import is_solution
 
     t0 = time.perf_counter() - reached_s
@@ -169,7 +169,7 @@ def cpsat_run(puzzle, eng: Engine, state: list[int], direction: str, seconds: fl
         params["search_branching"] = ("FIXED_SEARCH" if direction == "rows"
                                       else "PORTFOLIO_WITH_QUICK_RESTART_SEARCH")
     solver = cp_model.CpSolver()
-    _set_params(solver.parameters, params)
+    set_params(solver.parameters, params)
     status = solver.solve(cp)
     note = f"{solver.status_name(status)}, {red.model.num_variables} variables"
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -184,7 +184,7 @@ def sa_hint_run(puzzle, seconds: float, hint_s: float) -> dict:
     from ortools.sat.python import cp_model
 
     from formulations.backends import get_backend
-    from formulations.backends.cpsat import TUNED, _set_params, to_cpsat
+    from formulations.backends.cpsat import TUNED, set_params, to_cpsat
     from formulations.model import build_model
     from formulations.puzzle import is_solution
 
@@ -195,7 +195,7 @@ def sa_hint_run(puzzle, seconds: float, hint_s: float) -> dict:
     for i, v in enumerate(raw.assignments[0] if raw.assignments else ()):
         cp.add_hint(cp.get_bool_var_from_proto_index(i), int(v))
     solver = cp_model.CpSolver()
-    _set_params(solver.parameters, dict(TUNED, num_workers=1, max_time_in_seconds=seconds))
+    set_params(solver.parameters, dict(TUNED, num_workers=1, max_time_in_seconds=seconds))
     status = solver.solve(cp)
     note = (f"{solver.status_name(status)}, sa best energy {raw.energy:g} after {hint_s:g} s, "
             f"{nm.model.num_variables} variables")
@@ -306,7 +306,7 @@ def beyond_goal_run(puzzle, goal, eng: Engine, state: list[int], seconds: float,
     excluded too; the number found, their distances from the goal, and how the search ended."""
     from ortools.sat.python import cp_model
 
-    from formulations.backends.cpsat import TUNED, _set_params
+    from formulations.backends.cpsat import TUNED, set_params
     from formulations.puzzle import is_solution
 
     t0 = time.perf_counter() - reached_s
@@ -324,7 +324,7 @@ def beyond_goal_run(puzzle, goal, eng: Engine, state: list[int], seconds: float,
         if left <= 0:
             end = "time limit"
             break
-        _set_params(solver.parameters, dict(TUNED, num_workers=1, max_time_in_seconds=left))
+        set_params(solver.parameters, dict(TUNED, num_workers=1, max_time_in_seconds=left))
         status = solver.solve(cp)
         if status == cp_model.INFEASIBLE:
             end = "no other grid (proved)"
@@ -355,7 +355,7 @@ def hint_noise_run(puzzle, goal, eng: Engine, state: list[int], noise: float, se
 
     from ortools.sat.python import cp_model
 
-    from formulations.backends.cpsat import TUNED, _set_params
+    from formulations.backends.cpsat import TUNED, set_params
     from formulations.puzzle import is_solution
 
     t0 = time.perf_counter() - reached_s
@@ -368,7 +368,7 @@ def hint_noise_run(puzzle, goal, eng: Engine, state: list[int], noise: float, se
             want, flipped = 1 - want, flipped + 1
         cp.add_hint(cp.get_bool_var_from_proto_index(v), want)
     solver = cp_model.CpSolver()
-    _set_params(solver.parameters, dict(TUNED, num_workers=1, max_time_in_seconds=seconds))
+    set_params(solver.parameters, dict(TUNED, num_workers=1, max_time_in_seconds=seconds))
     status = solver.solve(cp)
     note = f"{solver.status_name(status)}, {flipped} of {len(cells)} hinted cells flipped"
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):

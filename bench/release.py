@@ -153,7 +153,7 @@ def read_selection(path: Path = PUZZLES) -> dict[str, list[str]]:
 def guess(sampler: str, variables: int) -> int:
     """Where a ladder starts: the sa backend's automatic sweeps for sa and OpenJij (fitted on
     optimal lengths), a fixed guess for tabu (updates per variable)."""
-    from formulations.backends.anneal import auto_sweeps
+    from formulations.backends.sampling import auto_sweeps
 
     if sampler == "tabu":
         return 12800

@@ -472,12 +472,12 @@ def _animate(args: argparse.Namespace, puzzle: Puzzle, result: SolveResult, wher
     """``--animate PATH``: the solving replayed; a problem as one line ('' when written)."""
     from pathlib import Path
 
-    from .show.animate import write_replay
+    from .show.animate import REPLAY_TIME_LIMIT, write_replay
     try:
         name = puzzle.name or (Path(args.file).stem if args.file else args.source)
         written = write_replay(puzzle, args.animate, backend=result.backend, grid=result.grid,
                                title=f"{name} ({puzzle.height}x{puzzle.width})",
-                               time_limit=args.time_limit or 60.0)
+                               time_limit=args.time_limit or REPLAY_TIME_LIMIT)
     except OSError as exc:
         return f"{exc.filename or args.animate}: {exc.strerror or exc}"
     print(f"wrote {written}", file=sys.stderr)

@@ -11,7 +11,7 @@ import numpy as np
 from formulations.runtime.clock import Deadline, OutOfTime
 from formulations.runtime.cputime import cpu_seconds
 from .model.encodings import build_model, check_encoding
-from .model.order import NonogramModel
+from .model.protocol import SolvableModel
 from .model.size import DEFAULT_MAX_MODEL_MB, ModelTooLarge
 from .puzzle import Grid, Puzzle, check_grid
 from .options import PARAMS, route
@@ -26,8 +26,7 @@ MODEL_CHECK_MAX_CONSTRAINTS = 1_000_000
 """Up to this size a solution's assignment is also checked against every model constraint."""
 
 
-def verify(nm: NonogramModel | ReducedModel | Presolved, raw: RawAnswer, backend: str, *,
-           build_s: float = 0.0,
+def verify(nm: SolvableModel, raw: RawAnswer, backend: str, *, build_s: float = 0.0,
            wall_s: float | None = None, unique_asked: bool = False,
            presolve: PresolveStats | None = None, build_cpu_s: float | None = None,
            solve_cpu_s: float | None = None) -> SolveResult:
@@ -263,16 +262,15 @@ def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None =
     A model the backend cannot take, or one over ``max_model_mb`` (estimated from the clues
     before building), raises :class:`~formulations.results.ModelRefused`.
     """
-    if time_limit is not None and not time_limit >= 0:
-        raise BackendError(f"time_limit must be a number of seconds >= 0, got {time_limit!r}")
-    clock = Deadline(time_limit)  # from the start: importing a solver (prepare) counts too
+    started = time.perf_counter()
     request = SolveRequest.make(puzzle, backend, options=options, use_x=use_x, encoding=encoding,
                                 presolve=presolve, unique=unique, seed=seed,
                                 time_limit=time_limit, max_model_mb=max_model_mb)
-    return solve(request, clock)
+    # the deadline from the start: importing a solver (Backend.prepare) counts too
+    return solve(request, Deadline(request.time_limit).earlier(time.perf_counter() - started))
 
 
-def _check_translation(b: Any, nm: Any, max_model_mb: float | None) -> None:
+def _check_translation(b: Backend, nm: SolvableModel, max_model_mb: float | None) -> None:
     """The backend's own form of the model (a sampler's QUBO) is held to the model's memory cap:
     ModelRefused, before any solving, when it would not fit."""
     refused = b.translation_refused(nm, max_model_mb)
@@ -280,7 +278,7 @@ def _check_translation(b: Any, nm: Any, max_model_mb: float | None) -> None:
         raise refused
 
 
-def _timed_solve(b: Any, target: Any, opts: dict[str, Any],
+def _timed_solve(b: Backend, target: SolvableModel | Puzzle, opts: dict[str, Any],
                  **kwargs: Any) -> tuple[RawAnswer, float, float]:
     """Call the backend and time it the same way for every backend: the wall time and the CPU
     time (:func:`~formulations.runtime.cputime.cpu_seconds`) of the whole call (translation, worker
@@ -297,7 +295,8 @@ def _timed_solve(b: Any, target: Any, opts: dict[str, Any],
 VERIFY_SECONDS_PER_CONSTRAINT = 2e-6
 
 
-def _run_and_verify(b: Any, nm: Any, opts: dict[str, Any], clock: Deadline, *, build_s: float,
+def _run_and_verify(b: Backend, nm: SolvableModel, opts: dict[str, Any], clock: Deadline, *,
+                    build_s: float,
                     seed: int | None, unique: bool, presolve: PresolveStats | None = None,
                     build_cpu_s: float | None = None) -> SolveResult:
     """The backend on ``nm`` with the time left, then verification; a backend stage that runs out
@@ -316,7 +315,8 @@ def _run_and_verify(b: Any, nm: Any, opts: dict[str, Any], clock: Deadline, *, b
                   presolve=presolve, build_cpu_s=build_cpu_s, solve_cpu_s=cpu)
 
 
-def _solve_presolved(puzzle: Puzzle, b: Any, use_x: bool, clock: Deadline, *, seed: int | None,
+def _solve_presolved(puzzle: Puzzle, b: Backend, use_x: bool, clock: Deadline, *,
+                     seed: int | None,
                      unique: bool, opts: dict[str, Any], max_model_mb: float | None,
                      encoding: str | None = None) -> SolveResult:
     """The presolve path of :func:`solve_puzzle`: line solving on the puzzle first, then only the

@@ -1,4 +1,4 @@
-"""``formulations.backends.anneal.BATCH_OBSERVERS``: every batch of a time-budget run is reported with the
+"""``formulations.backends.sampling.BATCH_OBSERVERS``: every batch of a time-budget run is reported with the
 constraints its best sample breaks (the web solver's live view), and nothing when no one listens."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("dimod")
 pytest.importorskip("dwave.samplers")
 
-from formulations.backends import anneal  # noqa: E402
+from formulations.backends import sampling as anneal  # noqa: E402
 from formulations import read_puzzle, solve_puzzle  # noqa: E402
 
 from helpers import PUZZLES

@@ -114,9 +114,10 @@ def test_the_kit_catches_a_backend_that_breaks_the_contract():
     from formulations.backends.base import Backend
     from formulations.results import RawAnswer
 
-    def slow_and_wrong(nm, *, time_limit=None, seed=None, unique=False):
-        if time_limit is not None and time_limit <= conformance.TIME_LIMIT_S:
-            _time.sleep(time_limit + 1.5)  # overruns the short limits the kit sets
+    def slow_and_wrong(nm, *, deadline, seed=None, unique=False):
+        left = deadline.left()
+        if left is not None and left <= conformance.TIME_LIMIT_S:
+            _time.sleep(left + 1.5)  # overruns the short limits the kit sets
         return RawAnswer(Status.INFEASIBLE)
 
     bad = Backend("slow-and-wrong", "a broken backend", slow_and_wrong)

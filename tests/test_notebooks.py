@@ -107,7 +107,7 @@ def test_the_sa_description_states_the_code_s_default_schedule():
     # the description (shown by --list-backends and the notebooks) quotes sa's sweeps on cat15
     pytest.importorskip("dimod")
     from formulations.backends import get_backend
-    from formulations.backends.anneal import auto_sweeps
+    from formulations.backends.sampling import auto_sweeps
     from formulations.io import read_puzzle
     from formulations.model import build_model
 

@@ -73,3 +73,21 @@ def test_the_package_top_holds_few_loose_modules():
                    if p.stem not in ("__init__", "__main__"))
     assert "solving" in loose  # the folder was read
     assert len(loose) <= 8, loose
+
+
+def test_no_module_imports_another_modules_private_name():
+    # A name starting with one underscore is its module's own; what others need is public
+    # (the sampler pipeline's plans, the CP-SAT parameter setter, ...).
+    import ast
+
+    seen, bad = 0, []
+    for folder in ("formulations", "bench", "tests"):
+        for path in (ROOT / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+                    seen += 1
+                    bad += [f"{path.relative_to(ROOT)}:{node.lineno} {a.name}" for a in node.names
+                            if a.name.startswith("_") and not a.name.startswith("__")
+                            and a.name != "_core"]  # the compiled core, a module of its package
+    assert seen > 200  # the trees were read
+    assert bad == []

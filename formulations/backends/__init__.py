@@ -1,15 +1,20 @@
 """The backend registry: names to lazily imported adapter modules.
 
-Adding a backend is one module with a ``BACKENDS`` list plus one line here; a family of backends
-named by a prefix (``dimod:MODULE:CLASS``, ``ladder:RUNG``) is one module with ``resolve(name)``.
+Adding a backend is one module with a ``BACKENDS`` list plus one line here (a named dimod
+sampler: one ``sampling.declare(...)`` in that list); a family of backends named by a prefix
+(``dimod:MODULE:CLASS``, ``ladder:RUNG``) is one module with ``resolve(name)``.
 """
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from formulations.results import BackendError
 
 from .base import Backend
+
+if TYPE_CHECKING:
+    from .sampling import SamplerPlan
 
 # backend name -> module that defines it (in its BACKENDS list)
 _REGISTRY: dict[str, str] = {
@@ -36,6 +41,16 @@ _PREFIXES: dict[str, tuple[str, str]] = {
     "dimod": ("formulations.backends.anneal", "dimod:MODULE:CLASS"),
     "ladder": ("formulations.backends.ladder", "ladder:cell|row|propagate"),
 }
+
+
+def register(name: str, module: str) -> None:
+    """Name a backend defined in ``module`` (in its ``BACKENDS`` list): a plug-in's, or a test's.
+    The package's own are the lines of the table above."""
+    _REGISTRY[name] = module
+
+
+def unregister(name: str) -> None:
+    _REGISTRY.pop(name, None)
 
 
 def names() -> list[str]:
@@ -80,3 +95,30 @@ def all_backends() -> list[Backend]:
 
 def available_backends() -> list[str]:
     return [b.name for b in all_backends() if b.available()]
+
+
+def plan_of(name: str) -> SamplerPlan:
+    """The plan of the sampler backend ``name`` (its declaring module loaded through the backend
+    registry); BackendError when ``name`` is no sampler."""
+    from .sampling import PLANS
+
+    get_backend(name)
+    if name not in PLANS:
+        raise BackendError(f"backend '{name}' is not a sampler")
+    return PLANS[name]
+
+
+def sampler_names(*, studied: bool = False) -> list[str]:
+    """The registry's sampler backends (every declaring module loaded), in registry order;
+    ``studied``: those with an anneal length (what the studies and the release measure)."""
+    from .sampling import PLANS
+
+    out = []
+    for name in names():
+        try:
+            plan_of(name)
+        except BackendError:
+            continue
+        if not studied or PLANS[name].length_unit is not None:
+            out.append(name)
+    return out

@@ -211,7 +211,7 @@ TUNED = {
 UNIQUE_BY = ("enumerate", "exclude")
 
 
-def _set_params(parameters, params: dict[str, Any]) -> None:
+def set_params(parameters, params: dict[str, Any]) -> None:
     """Set CP-SAT parameters by their sat_parameters.proto names; values may be strings (CLI)."""
     for key, value in params.items():
         if key.startswith("_") or not hasattr(parameters, key):
@@ -242,7 +242,7 @@ def check_params(params: dict[str, Any]) -> None:
     """``Backend.check_params``: CP-SAT parameter names and values checked before any solve."""
     from ortools.sat.python import cp_model
 
-    _set_params(cp_model.CpSolver().parameters, params)
+    set_params(cp_model.CpSolver().parameters, params)
 
 
 def solve(nm: NonogramModel, *, deadline: Deadline = NO_DEADLINE, seed: int | None = None,
@@ -279,7 +279,7 @@ def solve(nm: NonogramModel, *, deadline: Deadline = NO_DEADLINE, seed: int | No
                            "can end without a verdict); use unique_by=exclude")
     solver = cp_model.CpSolver()
     parameters = solver.parameters
-    _set_params(parameters, {**TUNED, "cp_model_presolve": cp_presolve, "num_workers": workers,
+    set_params(parameters, {**TUNED, "cp_model_presolve": cp_presolve, "num_workers": workers,
                              **(params or {})})
     clock = deadline
     cp = to_cpsat(nm.model, names=log, deadline=clock)

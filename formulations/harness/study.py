@@ -30,7 +30,7 @@ import os
 import sys
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -38,13 +38,37 @@ from typing import Any, Literal
 
 import numpy as np
 
+from formulations.backends import plan_of, sampler_names
+from formulations.backends.sampling import rescore
+from formulations.results import BackendError
 from formulations.runtime.cputime import cpu_seconds
 
 RECORD_VERSION = 1
-SAMPLERS = ("sa", "tabu", "openjij-sa", "openjij-sqa", "pimc", "rotor", "pt", "pa")
-LENGTH_UNIT = {"sa": "sweeps", "openjij-sa": "sweeps", "openjij-sqa": "sweeps", "pimc": "sweeps",
-               "rotor": "sweeps", "pt": "sweeps per replica", "pa": "sweeps per member",
-               "tabu": "updates_per_variable"}
+SAMPLERS = tuple(sampler_names(studied=True))
+"""The samplers a study measures: every declared sampler with an anneal length (the sampler
+pipeline's, :mod:`formulations.backends.sampling`)."""
+
+
+class _LengthUnits(Mapping[str, str]):
+    """Each sampler's unit of anneal length, as its plan declares it."""
+
+    def __getitem__(self, name: str) -> str:
+        try:
+            unit = plan_of(name).length_unit
+        except BackendError:
+            raise KeyError(name) from None
+        if unit is None:
+            raise KeyError(name)
+        return unit
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(SAMPLERS)
+
+    def __len__(self) -> int:
+        return len(SAMPLERS)
+
+
+LENGTH_UNIT: Mapping[str, str] = _LengthUnits()
 ENERGY_QUANTILES = (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
 TARGETS = (0, 1, 2, 4, 8, 16, 32, 64)  # energy above the ground state (0): reads at or below
 TABU_TIMEOUT_MS = 10 ** 7               # never reached: the updates bound the read
@@ -175,21 +199,8 @@ def load(source: str):
 
 # -- one record ---------------------------------------------------------------------------------
 
-def plan_of(name: str) -> Any:
-    """The sampler plan of backend ``name`` (dwave and OpenJij samplers in formulations.backends.anneal; the
-    quantum-annealing simulators, parallel tempering and population annealing in
-    formulations.backends.more_samplers): the same sampler and keyword translation the backend uses."""
-    from formulations.backends.anneal import _PLANS
-
-    if name in _PLANS:
-        return _PLANS[name]
-    from formulations.backends.more_samplers import _PLANS as MORE
-
-    return MORE[name]
-
-
 def _sampler_kwargs(task: Task, sampler: Any, pen: Any, reads: int, seed: int) -> dict:
-    from formulations.backends.anneal import _sample_kwargs, tabu_tenure
+    from formulations.backends.sampling import sample_kwargs, tabu_tenure
 
     params = dict(task.params or ())
     if task.sampler == "tabu":
@@ -198,7 +209,7 @@ def _sampler_kwargs(task: Task, sampler: Any, pen: Any, reads: int, seed: int) -
                     lower_bound_z=0,
                     energy_threshold=-pen.offset + 1e-9 * max(1.0, abs(pen.offset))) | params
     own = task.beta_range == "sampler"
-    kw = _sample_kwargs(plan_of(task.sampler), sampler, pen, seed=seed, reads=reads,
+    kw = sample_kwargs(plan_of(task.sampler), sampler, pen, seed=seed, reads=reads,
                         sweeps=task.length, beta_schedule=None, params=params or None,
                         beta_range=None if task.beta_range is None or task.beta_range == "sampler"
                         else task.beta_range)  # None when own
@@ -210,11 +221,7 @@ def _sampler_kwargs(task: Task, sampler: Any, pen: Any, reads: int, seed: int) -
 
 def _zero_length(task: Task, kw: dict) -> dict | None:
     """The same call with no annealing (the per-call overhead), where the sampler allows it."""
-    if task.sampler == "tabu":
-        return {**kw, "coefficient_z_first": 0}
-    if task.sampler in ("sa", "openjij-sa"):
-        return {**kw, "num_sweeps": 0}
-    return None
+    return plan_of(task.sampler).zero_length_kwargs(kw)
 
 
 EXACT = ("cpsat", "lines")  # exact baselines: one trial per record, length 0
@@ -272,7 +279,7 @@ def measure(task: Task) -> dict[str, Any]:
         return measure_budget(task)
     if task.sampler in EXACT:
         return measure_exact(task)
-    from formulations.backends.anneal import openmp_threads
+    from formulations.backends.sampling import openmp_threads
 
     with openmp_threads(plan_of(task.sampler)):  # OpenJij on one thread, as its backend
         return _measure_sampler(task)
@@ -322,13 +329,11 @@ def _measure_sampler(task: Task) -> dict[str, Any]:
         kw = _sampler_kwargs(task, sampler, pen, want, task.seed * 1000 + call)
         c, w = time.process_time(), time.perf_counter()
         ss = sampler.sample(bqm, **kw)
-        rec = ss.record
+        ss.resolve()  # a lazy sample set samples here: inside the timed call
         call_cpu.append(time.process_time() - c)
         call_wall.append(time.perf_counter() - w)
-        X = np.zeros((len(rec), n), dtype=np.int8)
-        X[:, np.fromiter(ss.variables, dtype=np.int64, count=len(ss.variables))] = rec.sample
-        occ = np.asarray(getattr(rec, "num_occurrences", np.ones(len(rec))), dtype=np.int64)
-        e = np.repeat(pen.energies(X), occ)
+        X, e, occ = rescore(ss, pen)  # the pipeline's exact re-scoring, as the backends'
+        e = np.repeat(e, occ)
         X = np.repeat(X, occ, axis=0)
         if not verified and (e == 0).any():
             grid = nm.decode(X[int(np.argmax(e == 0))])
@@ -601,22 +606,15 @@ class Executor:
                 self.client.close()
 
 
-# CPU seconds of one read per unit of anneal length, measured here (AMD EPYC, one thread) on
-# janko 15x15, 30x30 and 40x30 QUBOs: sa and openjij-sa grow with the QUBO's terms
-# (variables + 2 x interactions), openjij-sqa with terms^1.5, tabu with variables^2 (its dense
-# matrices; an upper bound: a read stops at the ground state).
-READ_COST = {"sa": (1.2e-9, "terms", 1.0), "openjij-sa": (3.5e-9, "terms", 1.0),
-             "openjij-sqa": (9.8e-10, "terms", 1.5), "tabu": (1.8e-11, "variables", 2.0),
-             # not calibrated: sa's cost times the backends' own read_cost (formulations.backends.more_samplers)
-             "pimc": (7.2e-9, "terms", 1.0), "rotor": (4.8e-9, "terms", 1.0),
-             "pt": (9.6e-9, "terms", 1.0), "pa": (2.4e-8, "terms", 1.0)}
-
-
 def read_seconds(sampler: str, length: int, variables: int, interactions: int) -> float:
-    """Estimated CPU seconds of one read (:data:`READ_COST`)."""
-    c, base, power = READ_COST.get(sampler, (1.2e-9, "terms", 1.0))
-    x = variables + 2 * interactions if base == "terms" else variables
-    return c * length * x ** power
+    """Estimated CPU seconds of one read: the sampler's plan's cost model
+    (:meth:`SamplerPlan.read_seconds <formulations.backends.sampling.SamplerPlan.read_seconds>`;
+    sa's for a name that is no declared sampler)."""
+    try:
+        plan = plan_of(sampler)
+    except BackendError:
+        plan = plan_of("sa")
+    return plan.read_seconds(length, variables, interactions)
 
 
 def estimate_cost(task: Task, variables: int, interactions: int) -> float:

@@ -5,7 +5,7 @@ A solve is ``formulations.solve``'s own ``main`` on the puzzle text written to a
 private temporary folder (named after the upload, so that the extension hint and the error
 messages are the command line's), so that ``POST /api/solve`` answers exactly the object of
 ``python -m formulations.solve --json``. Around it the live view gets: the line solver's replay
-(for ``lines``), the annealers' batches (:data:`formulations.backends.anneal.BATCH_OBSERVERS`) and CP-SAT's
+(for ``lines``), the annealers' batches (:data:`formulations.backends.sampling.BATCH_OBSERVERS`) and CP-SAT's
 log lines, all as small dicts ``{"type": ...}``; the last message is ``{"type": "record", ...}``
 or ``{"type": "task", ...}``.
 
@@ -177,7 +177,7 @@ class _LogStream(io.TextIOBase):
 def _observe_batches(send: _Sender, puzzle: Puzzle | None) -> None:
     """Send every annealing batch's figures with the cells and lines its best sample breaks."""
     try:
-        from formulations.backends import anneal
+        from formulations.backends import sampling as anneal
     except Exception:  # noqa: BLE001 - the annealers are optional
         return
     observers = getattr(anneal, "BATCH_OBSERVERS", None)
