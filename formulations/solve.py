@@ -20,6 +20,7 @@ from .io.common import MAX_INPUT_BYTES, InputTooLarge
 from .io.formats import describe as describe_formats
 from .model.encodings import ENCODINGS
 from .model.size import DEFAULT_MAX_MODEL_MB
+from .model.words import constraint_words
 from .puzzle import Puzzle, PuzzleError
 from .results import BackendError, ModelRefused, RemedyWords, SolveResult, Status
 from .runtime.clock import Deadline
@@ -230,7 +231,7 @@ def render(result: SolveResult, puzzle, *, ansi: bool = False) -> str:
         line += f"  ({result.message})"
     out.append(line)
     if result.violations:
-        shown = ", ".join(map(str, result.violations[:8]))
+        shown = "; ".join(map(constraint_words, result.violations[:8]))
         more = f" and {len(result.violations) - 8} more" if len(result.violations) > 8 else ""
         out.append(f"violated: {shown}{more}")
     if result.second_grid is not None:

@@ -26,6 +26,11 @@ def test_batches_are_observed_with_their_broken_constraints():
     for batch, broken in seen:
         assert batch["reads"] >= 1
         assert (batch["best_energy"] == 0) == (broken == [])  # energy 0 exactly when valid
+        # the batch's energies, each with the reads that reached it (the live chart's data)
+        energies = batch["energies"]
+        assert sum(c for _, c in energies) == batch["reads"]
+        assert energies[0][0] == batch["best_energy"]
+        assert [e for e, _ in energies] == sorted({e for e, _ in energies})
     best = min(b["best_energy"] for b, _ in seen)
     assert result.energy == best
     if result.solved:

@@ -187,9 +187,9 @@ def test_two_solutions_shows_the_second(page):
     if SHOTS:
         choose(page, "cpsat", "lines")
         for run in solve_and_wait(page):
-            run.query_selector("[data-show=diff]").click()
-        page.click("#hint")
-        page.wait_for_selector("#board-note.hint")
+            run.query_selector("[data-show=diff]").click()  # the last one clicked: on the board
+        page.wait_for_function("() => document.querySelector('#board-note').textContent"
+                               ".includes('insets')")
         shot(page, "web-two-solutions.png")
 
 

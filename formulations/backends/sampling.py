@@ -64,6 +64,7 @@ from formulations.runtime.clock import FIT_SLACK_S, Deadline
 from formulations.runtime.cputime import cpu_seconds
 from formulations.model import NonogramModel, QuadraticPenalty, lower
 from formulations.model.penalty import qubo_size
+from formulations.model.words import constraint_words
 from formulations.options import parse_value
 from formulations.results import BackendError, RawAnswer, SamplingStats, Status, tts99
 from formulations.analysis.stats import tts99_interval
@@ -423,14 +424,15 @@ def run_plan(plan: SamplerPlan, nm: NonogramModel, *, deadline: Deadline, seed: 
                          message=f"no state of the {n} variables has energy 0", sampling=stats,
                          info=info)
     broken = pen.violated(got.best)
-    shown = ", ".join(map(str, broken[:3])) + (", ..." if len(broken) > 3 else "")
+    shown = "; ".join(map(constraint_words, broken[:3])) + ("; ..." if len(broken) > 3 else "")
     stopped = " (interrupted by the time limit)" if got.cut_short else ""
     # with a time budget the best sample is the run's, not the last batch's
     tally = (f"{sum(b['reads'] for b in batches)} reads in {len(batches)} batches"
-             if len(batches) > 1 else f"{total} reads")
+             if len(batches) > 1 else f"{total} read{'' if total == 1 else 's'}")
     return RawAnswer(Status.UNKNOWN, tuple(found), solve_s=time.perf_counter() - t0, energy=e_best,
                      message=f"best of {tally}{stopped} has energy {e_best:g} and breaks "
-                             f"{len(broken)} constraints: {shown}", sampling=stats, info=info)
+                             f"{len(broken)} constraint{'' if len(broken) == 1 else 's'}: {shown}",
+                     sampling=stats, info=info)
 
 
 # Seconds per sweep and per unit of QUBO size (variables + 2 x interactions) of one simulated
@@ -497,11 +499,21 @@ BATCH_OBSERVERS: list[Callable[[dict[str, Any], list], None]] = []
 the constraints its best sample breaks: the web solver's live view (empty: nothing is computed)."""
 
 
+OBSERVED_ENERGIES = 200
+"""Distinct energies of a batch's reads told to the observers at most (the lowest)."""
+
+
 def _observed(batch: dict[str, Any], got: _Samples, pen: QuadraticPenalty) -> None:
     if BATCH_OBSERVERS:
         broken = pen.violated(got.best) if got.best is not None else []
+        # the batch's energies and how many reads reached each (the live view's chart of a
+        # run of one batch); given to the observers only, not kept in the run's record
+        values, where = np.unique(np.asarray(got.energies, dtype=float), return_inverse=True)
+        counts = np.bincount(where.ravel(), weights=got.counts, minlength=len(values))
+        seen = {**batch, "energies": [[float(e), int(c)] for e, c in
+                                      zip(values[:OBSERVED_ENERGIES], counts[:OBSERVED_ENERGIES])]}
         for observe in BATCH_OBSERVERS:
-            observe(batch, broken)
+            observe(seen, broken)
 
 
 SWEEP_GROWTH = 2          # each further batch anneals this many times longer

@@ -203,6 +203,7 @@ def _observe_batches(send: _Sender, puzzle: Puzzle | None) -> None:
               "reads": batch.get("reads"), "sweeps": batch.get("num_sweeps"),
               "best_energy": batch.get("best_energy"), "mean_energy": batch.get("mean_energy"),
               "successes": batch.get("successes"), "broken": len(broken),
+              "energies": batch.get("energies"),
               "broken_cells": sorted(cells)[:BROKEN_CELLS], "broken_lines": sorted(lines)})
 
     observers.append(seen)
