@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -113,6 +114,39 @@ def _uniqueness(puzzle: Puzzle, grid: Grid, others: list[Grid], proven: bool | N
     return (True if proven else None), None
 
 
+@dataclass
+class Progress:
+    """How far the current solve got: what a run interrupted mid-way (Ctrl-C) reports."""
+    backend: str = ""
+    use_x: bool | None = None
+    encoding: str | None = None
+    variables: int | None = None
+    constraints: int | None = None
+    started: float = field(default_factory=time.perf_counter)
+    build_s: float | None = None      # set once the model is built
+    solve_started: float | None = None
+
+    def result(self, status: Any, message: str) -> SolveResult:
+        """A result with the figures known so far: the build's time (or the time spent
+        building), the model's size and the backend's time until now."""
+        now = time.perf_counter()
+        build_s = self.build_s if self.build_s is not None else \
+            (now - self.started if self.solve_started is None else 0.0)
+        solve_s = 0.0 if self.solve_started is None else now - self.solve_started
+        return SolveResult(status, self.backend, use_x=self.use_x, encoding=self.encoding,
+                           variables=self.variables, constraints=self.constraints,
+                           build_s=build_s, solve_s=solve_s, message=message)
+
+
+_PROGRESS: ContextVar[Progress | None] = ContextVar("solve_progress", default=None)
+
+
+def progress() -> Progress | None:
+    """The :class:`Progress` of the latest :func:`solve` in this context (None before
+    any), read by the command line when a run is interrupted."""
+    return _PROGRESS.get()
+
+
 @dataclass(frozen=True)
 class SolveRequest:
     """One solve, checked once: the puzzle, the backend, its options (converted and checked by
@@ -203,6 +237,8 @@ def solve(request: SolveRequest, deadline: Deadline | None = None) -> SolveResul
     clock = Deadline(request.time_limit) if deadline is None else deadline
     b, puzzle, opts = request.backend, request.puzzle, dict(request.options)
     seed, unique, max_model_mb = request.seed, request.unique, request.max_model_mb
+    track = Progress(backend=b.name)  # what an interrupted run reports (progress())
+    _PROGRESS.set(track)
     if not b.uses_model:
         try:
             raw, wall, cpu = _timed_solve(b, puzzle, opts, deadline=clock, seed=seed,
@@ -212,6 +248,7 @@ def solve(request: SolveRequest, deadline: Deadline | None = None) -> SolveResul
         return verify_grids(puzzle, raw, b.name, wall_s=wall, unique_asked=unique,
                             solve_cpu_s=cpu)
     ux = b.model_x(request.use_x)
+    track.use_x, track.encoding = ux, request.encoding or "order"
     if request.presolve:
         return _solve_presolved(puzzle, b, ux, clock, seed=seed, unique=unique, opts=opts,
                                 max_model_mb=max_model_mb, encoding=request.encoding)
@@ -285,6 +322,9 @@ def _timed_solve(b: Backend, target: SolvableModel | Puzzle, opts: dict[str, Any
     start, solving, uniqueness search), so backends are compared on equal terms; the backend's
     own figure stays ``raw.solve_s``."""
     t0, c0 = time.perf_counter(), cpu_seconds()
+    track = _PROGRESS.get()
+    if track is not None:
+        track.solve_started = t0
     raw = b.run(target, opts, **kwargs)
     return raw, time.perf_counter() - t0, cpu_seconds() - c0
 
@@ -302,6 +342,10 @@ def _run_and_verify(b: Backend, nm: SolvableModel, opts: dict[str, Any], clock: 
     """The backend on ``nm`` with the time left, then verification; a backend stage that runs out
     of time (its translation, a lowering) gives an UNKNOWN result naming it."""
     t0, c0 = time.perf_counter(), cpu_seconds()
+    track = _PROGRESS.get()
+    if track is not None:
+        track.build_s = build_s
+        track.variables, track.constraints = nm.model.num_variables, nm.model.num_constraints
     left = clock.left()
     if left is not None:  # the check after the backend belongs to the same time limit
         clock = clock.earlier(min(VERIFY_SECONDS_PER_CONSTRAINT * nm.model.num_constraints,

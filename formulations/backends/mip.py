@@ -25,7 +25,7 @@ from formulations.results import BackendError, RawAnswer
 from . import search_process
 from .base import Backend
 
-INSTALL_HINT = 'pip install "nonogram-formulations[mip]" (or: pip install highspy)'
+INSTALL_HINT = 'pip install -e ".[mip]" (or: pip install highspy)'
 
 TUNED: dict[str, Any] = {}
 """HiGHS options this backend changes from the defaults (``--param`` overrides them)."""

@@ -296,8 +296,8 @@ _PLANS = {
                       length_unit="sweeps per member"),
 }
 
-_HINT = 'pip install "nonogram-formulations[qa]" (or: pip install dimod "dwave-samplers>=1.5")'
-_HYBRID_HINT = 'pip install "nonogram-formulations[hybrid]" (or: pip install dwave-hybrid)'
+_HINT = 'pip install -e ".[qa]" (or: pip install dimod "dwave-samplers>=1.5" scipy)'
+_HYBRID_HINT = 'pip install -e ".[hybrid]" (or: pip install dimod dwave-samplers dwave-hybrid scipy)'
 _QA_OPTIONS = {"reads": int, "sweeps": int, "beta_range": tuple, "beta_schedule": str,
                "weights": dict, "params": dict, "until_solved": bool, "workers": int}
 _PT_OPTIONS = {"reads": int, "sweeps": int, "beta_range": tuple, "weights": dict,
@@ -314,18 +314,18 @@ BACKENDS = [
     _backend("pimc", f"dwave-samplers path-integral Monte Carlo (simulated quantum annealing) "
                      f"on the penalty QUBO: sa's schedule with a transverse field falling from "
                      f"--param gamma={PIMC_GAMMA:g} to 0", _QA_OPTIONS,
-             ("dimod", "dwave.samplers.sqa"), _HINT),
+             ("dimod", "dwave.samplers.sqa", "scipy"), _HINT),
     _backend("rotor", f"dwave-samplers rotor-model (spin-vector) annealing on the penalty QUBO: "
                       f"sa's length, beta {ROTOR_BETA[0]:g}..{ROTOR_BETA[1]:g}, a transverse "
                       f"field from --param gamma= (default {ROTOR_GAMMA:g}) falling to 0",
              _QA_OPTIONS,
-             ("dimod", "dwave.samplers.sqa"), _HINT),
+             ("dimod", "dwave.samplers.sqa", "scipy"), _HINT),
     _backend("pt", f"dwave-hybrid parallel tempering on the penalty QUBO ({PT_REPLICAS} replicas "
                    f"over sa's beta range, a swap sweep every {PT_SWEEPS_PER_SWAP} sweeps; a read "
                    f"is a run of {PT_SWEEPS} sweeps per replica, {PT_READS} reads)", _PT_OPTIONS,
-             ("dimod", "dwave.samplers", "hybrid"), _HYBRID_HINT),
+             ("dimod", "dwave.samplers", "hybrid", "scipy"), _HYBRID_HINT),
     _backend("pa", f"dwave-hybrid population annealing on the penalty QUBO (population "
                    f"{PA_POPULATION}, {PA_SWEEPS_PER_STEP} sweeps per temperature; a read is a "
                    f"run of {PA_SWEEPS} sweeps per member, {PA_READS} reads)", _PA_OPTIONS,
-             ("dimod", "dwave.samplers", "hybrid"), _HYBRID_HINT),
+             ("dimod", "dwave.samplers", "hybrid", "scipy"), _HYBRID_HINT),
 ]

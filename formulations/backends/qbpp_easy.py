@@ -40,7 +40,7 @@ from formulations.runtime.workers import REPO_ROOT, child_env, die_with_parent, 
 
 from .base import Backend, size_limit
 
-INSTALL_HINT = 'pip install "nonogram-formulations[qbpp]"  (pins pyqbpp==2026.10.6)'
+INSTALL_HINT = 'pip install -e ".[qbpp]"  (pins pyqbpp==2026.10.6)'
 DEFAULT_TIME_LIMIT = 10.0       # seconds; pyqbpp's own EasySolver default as well
 # EasySolver's family weights unless the caller gives some (a given family overrides its own):
 # monotone/order/link = 1/1/1, not the samplers' 2/2/1. Measured (bench/qbpp_defaults.py

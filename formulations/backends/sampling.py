@@ -429,10 +429,13 @@ def run_plan(plan: SamplerPlan, nm: NonogramModel, *, deadline: Deadline, seed: 
     # with a time budget the best sample is the run's, not the last batch's
     tally = (f"{sum(b['reads'] for b in batches)} reads in {len(batches)} batches"
              if len(batches) > 1 else f"{total} read{'' if total == 1 else 's'}")
+    # the reads were a fixed number: a time budget (a limit with until_solved) keeps it going
+    more = ("" if budget else "; --time-limit S with --until-solved keeps it sampling, batch "
+            "after batch, until a verified grid or the limit")
     return RawAnswer(Status.UNKNOWN, tuple(found), solve_s=time.perf_counter() - t0, energy=e_best,
                      message=f"best of {tally}{stopped} has energy {e_best:g} and breaks "
-                             f"{len(broken)} constraint{'' if len(broken) == 1 else 's'}: {shown}",
-                     sampling=stats, info=info)
+                             f"{len(broken)} constraint{'' if len(broken) == 1 else 's'}: "
+                             f"{shown}{more}", sampling=stats, info=info)
 
 
 # Seconds per sweep and per unit of QUBO size (variables + 2 x interactions) of one simulated

@@ -59,7 +59,7 @@ from formulations.results import BackendError, ModelRefused, RawAnswer, Remedy
 from . import search_process
 from .base import Backend
 
-INSTALL_HINT = 'pip install "nonogram-formulations[sat]" (or: pip install python-sat)'
+INSTALL_HINT = 'pip install -e ".[sat]" (or: pip install python-sat)'
 SOLVER = "cadical195"
 """pysat's name of the default solver (CaDiCaL 1.9.5); ``solver=`` takes any name or alias
 pysat's ``SolverNames`` knows (``g4``, ``cd19``, ``mcb``, ...)."""

@@ -225,7 +225,7 @@ def run_dask(jobs: Sequence[Job], scheduler: Any, emit: Callable[[dict], None]) 
         from distributed import Client, as_completed
     except ImportError:
         raise BackendError('a Dask scheduler needs Dask distributed: pip install '
-                           '"nonogram-formulations[compare]" (or: pip install distributed)') from None
+                           '-e ".[compare]" (or: pip install distributed)') from None
     own = not isinstance(scheduler, Client)
     try:
         client = Client(scheduler, timeout=SCHEDULER_TIMEOUT_S) if own else scheduler

@@ -483,18 +483,36 @@ def format_value(v: Any, digits: int = 4) -> str:
     return str(v)
 
 
-def format_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None) -> str:
-    """Plain-text table with aligned columns."""
+def format_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None,
+                 width: int | None = None) -> str:
+    """Plain-text table with aligned columns. With ``width`` (a terminal's, e.g. 100) columns
+    that no row has a value for are left out and a wider table is printed in blocks of columns,
+    each repeating the columns that name a row (those before ``runs``, else the first)."""
     if not rows:
         return "(no rows)"
     cols = list(columns or rows[0].keys())
+    if width is not None:
+        cols = [c for c in cols if any(r.get(c) is not None for r in rows)]
     body = [[format_value(r.get(c)) for c in cols] for r in rows]
     widths = [max(len(c), *(len(b[i]) for b in body)) for i, c in enumerate(cols)]
     numeric = [all(isinstance(r.get(c), (int, float)) or r.get(c) is None for r in rows)
                for c in cols]
 
-    def line(vals: list[str]) -> str:
-        return "  ".join(v.rjust(w) if num else v.ljust(w)
-                         for v, w, num in zip(vals, widths, numeric)).rstrip()
+    def block(idx: list[int]) -> str:
+        def line(vals: list[str]) -> str:
+            return "  ".join(vals[i].rjust(widths[i]) if numeric[i] else vals[i].ljust(widths[i])
+                             for i in idx).rstrip()
+        return "\n".join([line(cols), line(["-" * w for w in widths])] + [line(b) for b in body])
 
-    return "\n".join([line(cols), line(["-" * w for w in widths])] + [line(b) for b in body])
+    every = list(range(len(cols)))
+    if width is None or sum(widths) + 2 * (len(cols) - 1) <= width:
+        return block(every)
+    keys = list(range(cols.index("runs"))) if "runs" in cols[1:] else [0]
+    blocks, current = [], list(keys)
+    for i in every[len(keys):]:
+        if len(current) > len(keys) and sum(widths[j] + 2 for j in current) + widths[i] > width:
+            blocks.append(current)
+            current = list(keys)
+        current.append(i)
+    blocks.append(current)
+    return "\n\n".join(block(b) for b in blocks)

@@ -311,7 +311,7 @@ class QuadraticPenalty:
         except ImportError:
             from ..results import BackendError
             raise BackendError('a BQM needs dimod, which is not installed: '
-                               'pip install "nonogram-formulations[anneal]"') from None
+                               'pip install -e ".[anneal]"') from None
 
         if labels not in ("model", "index"):
             raise ValueError("labels must be 'model' or 'index'")

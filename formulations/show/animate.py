@@ -363,7 +363,7 @@ def check_path(path: str | Path) -> None:
         import PIL  # noqa: F401
     except ImportError:
         raise ImportError('an animation needs Pillow: pip install '
-                          '"nonogram-formulations[notebooks]" (or: pip install pillow)') from None
+                          '-e ".[notebooks]" (or: pip install pillow)') from None
 
 
 def write_replay(puzzle: Puzzle, path: str | Path, *, backend: str = "lines",

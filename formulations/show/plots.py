@@ -21,7 +21,7 @@ def figure(width: float = 6.4, height: float = 4.2, **kw):
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        raise ImportError('plots need matplotlib: pip install "nonogram-formulations[notebooks]" '
+        raise ImportError('plots need matplotlib: pip install -e ".[notebooks]" '
                           "(or: pip install matplotlib)") from None
     return Figure(figsize=(width, height), layout="constrained", **kw)
 
