@@ -180,6 +180,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "nonograms.ru:ID or a puzzle page's URL)")
     p.add_argument("--export-cqm", metavar="PATH",
                    help="write the model as a dimod ConstrainedQuadraticModel file and stop")
+    p.add_argument("--explain", action="store_true",
+                   help="also print every deduction of the line engine with its reason (rows and "
+                        "columns from 1); with --json the object gains 'explanation'")
+    p.add_argument("--difficulty", action="store_true",
+                   help="also print the difficulty report: line-solvable or not, line steps, "
+                        "probes, guesses, the cells that need more than line logic, a level 1-5")
     p.add_argument("--animate", metavar="PATH",
                    help="replay the line solving as PATH.gif or PATH.html (with the search's "
                         "guesses and backtracks for --backend lines)")
@@ -450,11 +456,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         if png_problem:
             return out.fail(EXIT_BAD_INPUT, png_problem, path=where, puzzle=puzzle,
                             backend=args.backend)
+    explanation = None
+    if args.explain or args.difficulty:
+        from .lines.explain import explain
+        try:  # the line engine's trace (whatever the backend), in the time the run has left
+            explanation = explain(puzzle, time_limit=clock)
+        except KeyboardInterrupt:
+            code = out.fail(EXIT_INTERRUPTED, "interrupted", path=where, puzzle=puzzle,
+                            backend=args.backend, status="interrupted")
+            if argv_given is None:
+                _leave(code)
+            return code
     if args.json:
-        out.write(json.dumps(json_record(where, puzzle, result, code)))
+        record = json_record(where, puzzle, result, code)
+        if explanation is not None:
+            record["explanation"] = explanation.to_json()
+        out.write(json.dumps(record))
     else:
         ansi = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         out.write(render(result, puzzle, ansi=ansi))
+        if explanation is not None:
+            from .show.explanation import difficulty_text, explanation_text
+            if args.explain:
+                out.write(explanation_text(puzzle, explanation))
+            out.write(difficulty_text(puzzle, explanation))
     if args.animate:
         problem = _animate(args, puzzle, result, where)
         if problem:

@@ -5,6 +5,8 @@
                      (server-sent events), ``DELETE /api/runs/ID`` cancels it (kills the worker)
 ``POST /api/parse``  the puzzle read from text (clues, palette) or the reader's one-line error
 ``POST /api/hint``   the next line update line solving makes from the cells the page knows
+``POST /api/explain``  every deduction with its reason and the difficulty report (the page's
+                     step-through, "Why?", Hint and the Draw view's report)
 ``POST /api/export/KIND``  the puzzle as ``text`` / ``non``, its model as ``bqm`` / ``qubo`` /
                      ``cqm``
 ``GET /api/backends``, ``GET /api/examples``, ``GET /api/health``
@@ -359,6 +361,13 @@ def create_app(settings: Settings | None = None) -> BodyLimit:
         got = await task(task_job(await _json(request), "hint"))
         return JSONResponse(got, status_code=400 if "error" in got else 200)
 
+    async def explain(request: Request) -> Response:
+        job = task_job(await _json(request), "explain")
+        # the trace stops itself before the task's process is killed, and says so (unknown)
+        job["limit"] = max(1.0, settings.task_time_limit - 5.0)
+        got = await task(job)
+        return JSONResponse(got, status_code=400 if "error" in got else 200)
+
     async def export(request: Request) -> Response:
         kind = request.path_params["kind"]
         if kind not in ("text", "non", *worker.EXPORTS):
@@ -399,6 +408,7 @@ def create_app(settings: Settings | None = None) -> BodyLimit:
         Route("/api/runs/{run_id}/events", events),
         Route("/api/parse", parse, methods=["POST"]),
         Route("/api/hint", hint, methods=["POST"]),
+        Route("/api/explain", explain, methods=["POST"]),
         Route("/api/export/{kind}", export, methods=["POST"]),
         Mount("/static", app=StaticFiles(packages=[("formulations.serve", "static")]),
               name="static"),

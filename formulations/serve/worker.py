@@ -428,3 +428,11 @@ def task_backends(job: dict[str, Any]) -> dict[str, Any]:
 
 
 TASKS["backends"] = task_backends
+
+
+def _explain_task(job: dict[str, Any]) -> dict[str, Any]:
+    from .explain_task import task_explain
+    return task_explain(job)
+
+
+TASKS["explain"] = _explain_task
