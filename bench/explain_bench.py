@@ -32,7 +32,7 @@ import sys
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -152,9 +152,9 @@ def cmd_cost(args) -> None:
     for n, (key, p) in enumerate(puzzles, 1):
         t = defaultdict(list)
         for _ in range(args.repeats):  # interleaved: each round runs all three
-            t["lines"].append(cpu(lambda: solve_lines(p, time_limit=args.time_limit)))
-            t["explain"].append(cpu(lambda: explain(p, time_limit=args.time_limit)))
-            t["nocounts"].append(cpu(lambda: explain(p, counts=False,
+            t["lines"].append(cpu(lambda p=p: solve_lines(p, time_limit=args.time_limit)))
+            t["explain"].append(cpu(lambda p=p: explain(p, time_limit=args.time_limit)))
+            t["nocounts"].append(cpu(lambda p=p: explain(p, counts=False,
                                                      time_limit=args.time_limit)))
         row = {"kind": "cost", "run": run, "name": key,
                **{k: statistics.median(v) for k, v in t.items()}}

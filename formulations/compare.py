@@ -13,7 +13,8 @@ import argparse
 import os
 import signal
 import sys
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from .harness import compare, format_table, read_results, summarize
 from .harness.records import one_line

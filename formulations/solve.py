@@ -11,9 +11,9 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, NoReturn
 
 from . import options as opt
 from .io.common import MAX_INPUT_BYTES, InputTooLarge
@@ -36,7 +36,7 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors: one line (or one JSON object), exit 2
+    def error(self, message: str) -> NoReturn:  # usage errors: one line (or a JSON object), exit 2
         raise UsageError(message)
 
     def parse_known_args(self, args=None, namespace=None):
@@ -112,8 +112,9 @@ def x_defaults(with_x: bool) -> list[str]:
 class _RegistryText(str):
     """A help text made from the registry when ``--help`` prints it, not when the parser is
     built: importing every backend module costs about a second that a solve need not pay."""
+    make: Callable[[], str]
 
-    def __new__(cls, make: Any) -> "_RegistryText":
+    def __new__(cls, make: Any) -> _RegistryText:
         text = super().__new__(cls, "(from the registry)")
         text.make = make
         return text

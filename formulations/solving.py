@@ -18,8 +18,9 @@ from .puzzle import Grid, Puzzle, check_grid
 from .options import PARAMS, route
 from .results import BackendError, ModelRefused, PresolveStats, RawAnswer, Remedy, SolveResult, Status
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # presolve is imported when a solve asks for it
     from .backends.base import Backend
+    from .model.presolve import Presolved, ReducedModel
 
 
 MODEL_CHECK_MAX_CONSTRAINTS = 1_000_000
@@ -38,6 +39,7 @@ def verify(nm: SolvableModel, raw: RawAnswer, backend: str, *, build_s: float = 
     ``wall_s`` is the wall time of the backend call (default: the backend's own figure);
     ``build_cpu_s``/``solve_cpu_s`` the CPU time of the build and of the backend call.
     """
+    common: dict[str, Any]  # SolveResult's keywords, shared by every outcome
     common = dict(backend=backend, use_x=nm.use_x, encoding=getattr(nm, "encoding", None),
                   variables=nm.model.num_variables,
                   constraints=nm.model.num_constraints, build_s=build_s,
@@ -75,6 +77,7 @@ def verify(nm: SolvableModel, raw: RawAnswer, backend: str, *, build_s: float = 
 def verify_grids(puzzle: Puzzle, raw: RawAnswer, backend: str, *, wall_s: float | None = None,
                  unique_asked: bool = False, solve_cpu_s: float | None = None) -> SolveResult:
     """:func:`verify` for a backend that works on the puzzle and answers with grids."""
+    common: dict[str, Any]  # SolveResult's keywords, shared by every outcome
     common = dict(backend=backend, use_x=None, solve_s=raw.solve_s if wall_s is None else wall_s,
                   solver_s=raw.solve_s, energy=raw.energy, sampling=raw.sampling,
                   info=dict(raw.info), build_cpu_s=0.0 if solve_cpu_s is not None else None,
@@ -168,7 +171,7 @@ class SolveRequest:
              pairs: Iterable[tuple[str, Any]] = (), use_x: bool | None = None,
              encoding: str | None = None, presolve: bool = False, unique: bool = False,
              seed: int | None = None, time_limit: float | None = None,
-             max_model_mb: float | None = DEFAULT_MAX_MODEL_MB) -> "SolveRequest":
+             max_model_mb: float | None = DEFAULT_MAX_MODEL_MB) -> SolveRequest:
         """A checked request; BackendError (or ModelRefused's parent) names what is wrong,
         before any work. ``backend``: a registry name, a ``Backend`` or a dimod sampler object.
         ``options``: backend options as Python values (``reads=100``); ``pairs``: ``(key,
@@ -367,6 +370,7 @@ def _solve_presolved(puzzle: Puzzle, b: Backend, use_x: bool, clock: Deadline, *
     from .model.presolve import presolve as presolve_model, presolve_puzzle
 
     t0, c0 = time.perf_counter(), cpu_seconds()
+    pre: ReducedModel | Presolved
     try:
         if encoding in (None, "order"):
             pre = presolve_puzzle(puzzle, use_x=use_x, deadline=clock, max_model_mb=max_model_mb)

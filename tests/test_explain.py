@@ -266,7 +266,7 @@ def janko_sample(corpus, sizes, limit):
     if not path.is_file():
         pytest.skip("janko set absent")
     out = []
-    for key, p, _ in iter_janko(path):
+    for _key, p, _ in iter_janko(path):
         if (p.height, p.width) in sizes:
             out.append(p)
     return out[:limit]

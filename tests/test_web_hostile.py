@@ -169,12 +169,12 @@ def test_finished_work_is_bounded_in_bytes(client, server):
     text = _random_text(300)  # about 0.09 MB of clues per request, a large parse answer
     assert len(text) < CAP_KB * 1024
     before = server.rss_mb()
-    for k in range(12):
+    for _ in range(12):
         r = client.post("/api/parse", json={"puzzle": text})
         assert r.status_code == 200 and r.json()["puzzle"]["height"] == 300
     load = client.get("/api/health").json()
     assert load["tasks"]["kept"] == 0 and load["tasks"]["kept_bytes"] == 0
-    for k in range(25):  # each kept run holds its messages and answer, KEEP_MB in all
+    for _ in range(25):  # each kept run holds its messages and answer, KEEP_MB in all
         r = client.post("/api/solve", json={"puzzle": CAT, "backend": "lines", "time_limit": 5})
         assert r.status_code == 200 and r.json()["status"] == "solved", r.text[:200]
     load = client.get("/api/health").json()["solves"]

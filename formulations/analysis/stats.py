@@ -83,7 +83,8 @@ def p_interval(successes, reads, confidence: float = CONFIDENCE) -> tuple[np.nda
     return np.nan_to_num(lo, nan=0.0), np.nan_to_num(hi, nan=1.0)
 
 
-def t_interval(t_samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+def t_interval(t_samples: np.ndarray | Sequence[float],
+               confidence: float) -> tuple[np.ndarray, np.ndarray]:
     """Student t interval of the mean of the per-read times along the last axis (one row per
     run); with fewer than two samples the mean itself at both ends. The lower end is kept
     above zero (a tenth of the mean at least)."""

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from formulations.model.protocol import SolvableModel
 from formulations.options import coerce_option

@@ -328,7 +328,8 @@ def solve(nm: NonogramModel, *, deadline: Deadline = NO_DEADLINE, seed: int | No
         raw.info["clue_symmetry"] = {**info_sym, "tried": False}
         return raw
     excluded = False
-    if undecided:  # a grid, but no verdict within the slice: the verdict on the full model
+    first: np.ndarray | None  # the first grid's assignment
+    if undecided and raw is not None:  # a grid, no verdict in the slice: the full model's verdict
         first, info = raw.assignments[0], dict(raw.info)
         excluded = "second_status" in info  # unique_by=exclude: its clause is posted already
         info_sym["tried"] = False
@@ -534,7 +535,7 @@ def _solve_unique(nm: NonogramModel, cp, solver, t0: float) -> RawAnswer:
                          message="CP-SAT reported a solution but passed none")
     info["first_s"] = times[0]
     if len(found) == 2:
-        proven = False
+        proven: bool | None = False
     else:  # OPTIMAL after enumerating: the search space held exactly one grid
         proven = True if status == cp_model.OPTIMAL else None
     return RawAnswer(Status.SOLVED, tuple(found), solve_s=time.perf_counter() - t0,

@@ -181,6 +181,7 @@ def _search(conn, model: Model, block: list[int], unique: bool, deadline: Deadli
     conn.send(("first", first, values, dict(info)))
     if not (unique and first == "solved" and block):
         return
+    assert values is not None  # "solved" comes with values
     idx = np.asarray(block, dtype=np.int32)
     ones = values[idx] == 1
     h.addRow(1.0 - float(ones.sum()), highspy.kHighsInf, len(idx), idx,

@@ -28,7 +28,8 @@ import subprocess
 import sys
 import time
 from fractions import Fraction
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any, cast
 
 import numpy as np
 
@@ -169,7 +170,9 @@ def refusal(n: int, max_vars: int, used: int, nm: Any = None,
 def pyqbpp_limits() -> tuple[int, int]:
     """``(max_var_count(), used_var_count())`` as a fresh worker process sees them."""
     reply, problem = run_worker({"op": "limits", "n": 0, "cons": [], "const": 0}, timeout=60)
-    if reply is None or "error" in reply:
+    if reply is None:
+        raise BackendError(problem)
+    if "error" in reply:
         raise BackendError(problem or reply["error"])
     return int(reply["max_var_count"]), int(reply["used_var_count"])
 
@@ -194,7 +197,8 @@ def pyqbpp_energies(nm: NonogramModel | Model, assignments, weights: Mapping[str
                     ) -> np.ndarray:
     """pyqbpp's own energy of its expression (``Sol.comp_energy()``) for each 0/1 assignment,
     evaluated in a worker and divided by the weight scale: the same numbers EasySolver sees."""
-    model = nm.model if isinstance(getattr(nm, "model", None), Model) else nm
+    inner = getattr(nm, "model", None)
+    model = inner if isinstance(inner, Model) else cast(Model, nm)
     w = resolve_weights(model, weights)
     payload, scale = model_payload(model, w)
     X = np.atleast_2d(np.asarray(assignments, dtype=np.int64))

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence, Union
+from collections.abc import Iterable, Sequence
 
 from ..runtime.clock import Deadline, OutOfTime
 from ..puzzle import Grid, Puzzle
 from ..results import Status
-from .engine import CACHE_SIZE, Engine
+from .engine import Engine
 from .settle import LineSpec, colour_table, line_spec, settle_masks
 
 Cell = tuple[int, int, int]  # (row, column, value): value 0 empty, else the colour id (1 black)
@@ -49,7 +49,8 @@ class LineStep:
     rule = "line"
 
     def to_json(self) -> dict:
-        out = {"rule": "line", "line": list(self.line), "cells": [list(c) for c in self.cells]}
+        out: dict[str, object] = {"rule": "line", "line": list(self.line),
+                                  "cells": [list(c) for c in self.cells]}
         if self.placements is not None:
             out["placements"] = self.placements
         return out
@@ -91,7 +92,7 @@ class GuessStep:
         return {"rule": "guess", "cells": [list(c) for c in self.cells], "reason": self.reason}
 
 
-Step = Union[LineStep, ProbeStep, GuessStep]
+Step = LineStep | ProbeStep | GuessStep
 
 LEVELS = {
     1: "line logic alone",
@@ -119,7 +120,8 @@ class Difficulty:
 
     @property
     def label(self) -> str:
-        return LEVELS.get(self.level, "not rated: the trace did not finish")
+        unrated = "not rated: the trace did not finish"
+        return LEVELS.get(self.level, unrated) if self.level is not None else unrated
 
     def to_json(self) -> dict:
         return {"line_solvable": self.line_solvable, "line_steps": self.line_steps,
@@ -152,8 +154,8 @@ class Explanation:
         return out
 
     def to_json(self) -> dict:
-        out = {"steps": [s.to_json() for s in self.steps],
-               "difficulty": self.difficulty.to_json(), "status": self.status.value}
+        out: dict[str, object] = {"steps": [s.to_json() for s in self.steps],
+                                  "difficulty": self.difficulty.to_json(), "status": self.status.value}
         if self.contradiction is not None:
             out["contradiction"] = list(self.contradiction)
         return out
@@ -310,7 +312,7 @@ class _EngineBoard:
         return None
 
     def open_counts(self, state: list[int]) -> list[int]:
-        return [(state[2 * l] & state[2 * l + 1]).bit_count() for l in range(self.h + self.w)]
+        return [(state[2 * ln] & state[2 * ln + 1]).bit_count() for ln in range(self.h + self.w)]
 
     def candidates(self, state: list[int], i: int, j: int) -> list[int]:
         return [0, self.black]
@@ -381,7 +383,7 @@ class _GridBoard:
         return settle_masks(self.specs[lid], list(self.line_masks(state, lid)))
 
     def propagate(self, state: list[int], lines, raw: list | None) -> bool:
-        h, w, C, colours = self.h, self.w, self.C, self.colours
+        h, C, colours = self.h, self.C, self.colours
         queue = list(dict.fromkeys(lines))
         inq = set(queue)
         head = 0
@@ -472,7 +474,7 @@ class _GridBoard:
 
 @dataclass
 class _Run:
-    board: object
+    board: _EngineBoard | _GridBoard
     counts: bool
     h: int
     steps: list = field(default_factory=list)
@@ -521,8 +523,9 @@ def _contradiction(run: _Run, state: list[int], raw: list, assume: Cell | None):
     near = []
     for i, j, _ in last:
         near += [i, h + j]
-    if getattr(board, "failed", None) is not None:
-        near.insert(0, board.failed)
+    failed = getattr(board, "failed", None)
+    if failed is not None:
+        near.insert(0, failed)
     lid = _failing_line(board, after, near)
     return chain, (run.ref(lid) if lid is not None else None)
 
@@ -584,6 +587,7 @@ def _guess_cell(board, state: list[int]) -> tuple[int, int]:
         k = min(counts[i], counts[h + j])
         if key is None or k < key:
             best, key = (i, j), k
+    assert best is not None  # a guess is asked for only while a cell is open
     return best
 
 

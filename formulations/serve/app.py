@@ -222,7 +222,7 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def create_app(settings: Settings | None = None) -> Starlette:
+def create_app(settings: Settings | None = None) -> BodyLimit:
     """The web solver's ASGI application (wrapped in the body cap)."""
     settings = settings or Settings()
     ctx = process_context(settings.start_method)

@@ -87,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = create_app(settings)
     config = uvicorn.Config(app, log_level="warning", access_log=False,
                             http=guarded_protocol(settings.header_timeout),
-                            timeout_graceful_shutdown=STOP_GRACE_S)
+                            timeout_graceful_shutdown=STOP_GRACE_S)  # type: ignore[arg-type]  # uvicorn says int; asyncio.wait_for takes a float
     server = QuietServer(config, app)
     print(f"nonogram web solver: {url}  (Ctrl-C stops it)", flush=True)
     if args.open:

@@ -77,15 +77,15 @@ def _drop_forkserver_sentinel() -> None:
     kept its forkserver (and so itself) alive after the server was killed."""
     try:
         from multiprocessing import forkserver
-        fd = forkserver._forkserver._forkserver_alive_fd
+        fd = forkserver._forkserver._forkserver_alive_fd  # type: ignore[attr-defined]  # private
         if fd is not None:
-            forkserver._forkserver._forkserver_alive_fd = None
+            forkserver._forkserver._forkserver_alive_fd = None  # type: ignore[attr-defined]  # private, not in typeshed
             os.close(fd)
     except (ImportError, AttributeError, OSError):
         pass
 
 
-def _failed(send: "_Sender", exc: BaseException) -> None:
+def _failed(send: _Sender, exc: BaseException) -> None:
     """The worker's last message when it fails outside the solve's own error handling: the
     exception's type and first line, never a traceback."""
     text = f"{type(exc).__name__}: {exc}".splitlines()[0][:500] if str(exc) else \
@@ -174,6 +174,7 @@ class _LogStream(io.TextIOBase):
     burst is kept)."""
 
     def __init__(self, send: _Sender):
+        self.held: str | None  # a log line not yet sent (rate limit)
         self.send, self.buf, self.last, self.held = send, "", 0.0, None
         self.lines: list[str] = []
 
@@ -253,7 +254,7 @@ def run_solve(conn: Any, job: dict[str, Any]) -> None:
         _failed(send, exc)
 
 
-def _solve(send: "_Sender", job: dict[str, Any]) -> None:
+def _solve(send: _Sender, job: dict[str, Any]) -> None:
     started = time.perf_counter()
     send({"type": "started", "pid": os.getpid()})
     puzzle = None
@@ -337,8 +338,8 @@ def task_hint(job: dict[str, Any]) -> dict[str, Any]:
         lid = idx if kind == "row" else puzzle.height + idx
         return {"hint": {**line_name(puzzle, lid), "cells": [list(c) for c in steps[0].fixed]}}
     if not ok:
-        lid = contradicting_line(eng, state)
-        return {"contradiction": line_name(puzzle, lid) if lid is not None else None}
+        bad = contradicting_line(eng, state)
+        return {"contradiction": line_name(puzzle, bad) if bad is not None else None}
     if eng.is_complete(state):
         return {"done": True}
     return {"stuck": True}

@@ -40,7 +40,7 @@ def _spans(nums: list[int]) -> str:
     """1-based positions as ``3-5, 8``."""
     out, start, prev = [], None, None
     for n in sorted(nums) + [None]:
-        if start is not None and (n is None or n != prev + 1):
+        if start is not None and (n is None or prev is None or n != prev + 1):
             out.append(f"{start}" if start == prev else f"{start}-{prev}")
             start = None
         if n is not None and start is None:
@@ -130,6 +130,7 @@ def difficulty_text(puzzle: Puzzle, ex: Explanation) -> str:
         chars = colour_chars(puzzle)
         beyond = set(d.beyond_lines)
         probe, guess = set(d.by_probe), set(d.by_guess)
+        assert ex.grid is not None  # solved (checked above): the grid is there
         for i, row in enumerate(ex.grid):
             line = []
             for j, v in enumerate(row):

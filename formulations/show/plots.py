@@ -8,8 +8,9 @@ import json
 import math
 import statistics
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 Row = Mapping[str, Any]
 _MARKERS = "osD^v<>pPX*h"
