@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 from ..runtime.clock import Deadline, OutOfTime
 from ..puzzle import Grid, Puzzle
 from ..results import Status
-from .engine import Engine
+from .engine import CACHE_SIZE, Engine
 from .settle import LineSpec, colour_table, line_spec, settle_masks
 
 Cell = tuple[int, int, int]  # (row, column, value): value 0 empty, else the colour id (1 black)
