@@ -10,7 +10,9 @@ Formats (``FORMATS``), each in its own module of this package:
 * ``janko``  puzzlekit's janko JSON (many puzzles; :func:`iter_janko`): :mod:`.janko`;
 * ``pynogram`` / ``nonogrid`` pynogram's INI-like text and nonogrid's TOML: :mod:`.pynogram`;
 * ``nonograms_org`` a saved nonograms.org / nonograms.ru page (``.html``) or its ``var d=[[...]]``
-  array: :mod:`.nonograms_org` (the picture is the goal).
+  array: :mod:`.nonograms_org` (the picture is the goal);
+* ``tournament`` the TAAI / TCGA / ICGA tournament sets (``$N`` then column and row clue lines;
+  many puzzles, ``FILE::N`` by id): :mod:`.tournament`.
 
 Every failure is one :class:`PuzzleError` line naming the file and, where it applies, the line.
 """
@@ -29,10 +31,11 @@ from .nonograms_org import looks_like_nonograms_org, parse_nonograms_org
 from .pynogram import ini_variant, parse_nonogrid, parse_pynogram
 from .text import (looks_nin, parse_dejoue, parse_jcross, parse_keen, parse_nin, parse_text,
                    text_variant)
+from .tournament import looks_tournament, parse_tournament
 from .webpbn import parse_xml
 
 FORMATS: tuple[str, ...] = ("txt", "dejoue", "keen", "non", "xml", "nin", "janko", "pynogram",
-                             "nonogrid", "jcross", "nonograms_org")
+                             "nonogrid", "jcross", "nonograms_org", "tournament")
 """Format names accepted as ``fmt`` by :func:`parse_puzzle`."""
 
 EXTENSIONS: dict[str, str] = {
@@ -78,14 +81,19 @@ def read_puzzles(path: str | Path, max_bytes: int | None = MAX_INPUT_BYTES) -> l
 
 def read_selected(path: str | Path, key: str, max_bytes: int | None = MAX_INPUT_BYTES,
                   ) -> tuple[str, Puzzle]:
-    """One puzzle of a multi-puzzle file, ``(name, puzzle)``: by key in a janko JSON file, else
-    the ``key``-th (from 0) of the file's puzzles."""
+    """One puzzle of a multi-puzzle file, ``(name, puzzle)``: by key in a janko JSON file, by
+    id in a tournament set, else the ``key``-th (from 0) of the file's puzzles."""
     path = Path(path)
     if path.suffix.lower() == ".json":
         found = [q for k, q, _ in iter_janko(path, max_bytes) if k == key]
         if not found:
             raise PuzzleError(f"no puzzle with key {key!r}", path=str(path))
         return key, found[0]
+    data = read_bytes(path, max_bytes)
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"$"):  # a tournament set: by id
+        text = decode_text(data, str(path))
+        found = guard(lambda: parse_tournament(text, only=key.lstrip("$")), str(path))[0][0]
+        return found.name, found
     all_ = read_puzzles(path, max_bytes)
     if not key.isdigit() or int(key) >= len(all_):
         raise PuzzleError(f"no puzzle number {key!r} (file holds {len(all_)})", path=str(path))
@@ -111,7 +119,8 @@ def detect_format(text: str, path: str | Path | None = None) -> str | None:
     if path is not None:
         ext = EXTENSIONS.get(Path(path).suffix.lower())
         if ext == "text":
-            return text_variant(split_lines(text))
+            lines = split_lines(text)
+            return "tournament" if looks_tournament(lines) else text_variant(lines)
         if ext is not None:
             return ext
     return _sniff(text)
@@ -139,7 +148,8 @@ def _parse_all(text: str, fmt: str | None, where: str | None) -> list[tuple[Puzz
     if fmt is None:
         fmt = detect_format(text, where)
     elif fmt == "text":
-        fmt = text_variant(split_lines(text))
+        lines = split_lines(text)
+        fmt = "tournament" if looks_tournament(lines) else text_variant(lines)
     if not text.strip():
         raise PuzzleError("empty file", path=where)
     if fmt is None:
@@ -157,6 +167,7 @@ def _parse_all(text: str, fmt: str | None, where: str | None) -> list[tuple[Puzz
         "nonogrid": lambda: [build(parse_nonogrid(text))],
         "jcross": lambda: parse_jcross(text),
         "nonograms_org": lambda: [parse_nonograms_org(text)],
+        "tournament": lambda: parse_tournament(text),
     }[fmt]
     return guard(parser, where)
 
@@ -177,6 +188,8 @@ def _pick_one(items: list[tuple[Puzzle, Grid | None]], where: str | None) -> str
     file = where or "FILE"
     if file.lower().endswith(".json") and items[0][0].name:
         return f"name one by its key, e.g. {file}::{items[0][0].name}"
+    if items[0][0].name.startswith("$"):  # a tournament set: by the puzzle's id
+        return f"name one by its id, e.g. {file}::{items[0][0].name[1:]}"
     return f"name one by its number, {file}::0 to {file}::{len(items) - 1}"
 
 
@@ -195,6 +208,8 @@ def _sniff(text: str) -> str | None:
             and re.search(r"(?im)^[ \t]*(rows|columns)[ \t]*$", text)):
         return "non"
     lines = split_lines(text)
+    if looks_tournament(lines):
+        return "tournament"
     if looks_nin(lines):
         return "nin"
     content = [c for c in (strip_comment(x) for x in lines) if c]
