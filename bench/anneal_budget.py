@@ -5,7 +5,7 @@
     python bench/anneal_budget.py --report        # the tables again, from the records
 
 Each run is what the command line a user types does, ``python -m formulations.solve FILE::KEY
---backend B --time-limit T``: the same call (``solve_puzzle`` with the command line's options:
+--backend B --time-limit T --until-solved``: the same call (``solve`` with those options:
 a sampler samples batch after batch until a verified grid or the limit, on every core), measured
 in a worker by :func:`formulations.harness.study.measure` (a task with ``time_limit``: one trial,
 process CPU of every thread and wall time of the call; the interpreter's start-up is not in it),
@@ -41,7 +41,7 @@ from formulations.harness.study import (  # noqa: E402
     run_study,
     study_arguments,
 )
-from formulations.stats import p_interval  # noqa: E402
+from formulations.analysis.stats import p_interval  # noqa: E402
 
 STUDY = "anneal_budget"
 JANKO_REL = "puzzlekit-dataset-janko/Nonogram_dataset.json"

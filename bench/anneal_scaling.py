@@ -52,7 +52,7 @@ from formulations.harness.study import (  # noqa: E402
     study_arguments,
 )
 from formulations.puzzle import Puzzle, puzzle_from_grid  # noqa: E402
-from formulations.stats import tts99_interval, tts99_point  # noqa: E402
+from formulations.analysis.stats import tts99_interval, tts99_point  # noqa: E402
 
 STUDY = "anneal_scaling"
 JANKO_REL = "puzzlekit-dataset-janko/Nonogram_dataset.json"

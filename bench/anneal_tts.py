@@ -12,7 +12,7 @@ by the package), appended to ``bench/results/anneal_tts/records.jsonl.gz``; a ki
 resumes (``--workers N`` local processes or ``--scheduler tcp://HOST:8786``). Per point the
 reads of every seed are pooled: p, TTS99 = t_read ln(0.01) / ln(1 - p) and its 95 % interval
 (Clopper-Pearson, widened by the calls' time spread; p = 0 stays, TTS99 inf with a finite lower
-end). The best sweeps per series is the per-quantile optimum of :mod:`formulations.optimal`
+end). The best sweeps per series is the per-quantile optimum of :mod:`formulations.analysis.optimal`
 (a bound when at an end of the sweeps tried).
 """
 from __future__ import annotations
@@ -39,7 +39,7 @@ from formulations.harness.study import (  # noqa: E402
     study_arguments,
 )
 from formulations.model.penalty import DEFAULT_WEIGHTS  # noqa: E402
-from formulations.optimal import LadderData, optimal_tts  # noqa: E402
+from formulations.analysis.optimal import LadderData, optimal_tts  # noqa: E402
 
 STUDY = "anneal_tts"
 CAT15 = "repo:puzzles/cat15.txt"

@@ -44,7 +44,7 @@ from typing import Callable, Iterator
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from backends.cpsat import solve as cpsat_solve  # noqa: E402
+from formulations.backends.cpsat import solve as cpsat_solve  # noqa: E402
 from formulations.model import build_model  # noqa: E402
 from formulations.puzzle import Grid, Puzzle, check_grid  # noqa: E402
 from formulations.io import iter_janko, read_puzzle  # noqa: E402

@@ -18,7 +18,7 @@ killed run resumes from it):
    ``sa``, stage B then tries the other beta ranges (:data:`BETAS`, in units of 1 / smallest
    weight) at stage A's best variant and weights. A configuration's score is the median over
    the training puzzles of TTS99 at the length that minimises that median
-   (:mod:`formulations.optimal`) on a sqrt(2) ladder of anneal lengths, extended at an edge
+   (:mod:`formulations.analysis.optimal`) on a sqrt(2) ladder of anneal lengths, extended at an edge
    (:data:`TUNE`); the lowest score wins (ties: the default first).
 2. **test**, on the disjoint TEST puzzles: each encoding and sampler at its tuned settings, on
    a ladder centred on the tuned length and extended until each quantile's optimum is interior
@@ -65,7 +65,7 @@ from formulations.harness.study import (  # noqa: E402
 )
 from formulations.model import ENCODINGS  # noqa: E402
 from formulations.model.penalty import FAMILY_WEIGHTS  # noqa: E402
-from formulations.optimal import (  # noqa: E402
+from formulations.analysis.optimal import (  # noqa: E402
     QUANTILES,
     LadderData,
     QuantileOptimum,
@@ -77,7 +77,7 @@ from formulations.optimal import (  # noqa: E402
     quantile,
     resampled_tts,
 )
-from formulations.stats import repeats_for  # noqa: E402
+from formulations.analysis.stats import repeats_for  # noqa: E402
 
 JANKO_REL = "puzzlekit-dataset-janko/Nonogram_dataset.json"
 OUT = ROOT / "bench" / "results" / "encodings"
@@ -529,7 +529,7 @@ def censored_bound(data: LadderData, q: float, confidence: float = 0.95) -> floa
     interval of p (0 successes in R reads still bound p below 1 - (0.025)^(1/R)), then the
     q-quantile over puzzles and its minimum over lengths (each puzzle's bound holds at 97.5 %;
     read as a bound of the data, not a joint confidence statement)."""
-    from formulations.stats import p_interval
+    from formulations.analysis.stats import p_interval
 
     if not data.instances:
         return math.inf

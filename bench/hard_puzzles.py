@@ -70,7 +70,7 @@ SURVEY_NON = ROOT.parent / "shared" / "corpus" / "webpbn-survey-non"
 CPSAT_DIRECTIONS = ("lines", "probed", "rows", "rows-restart", "sa-hint")
 RESULTS = ROOT / "bench" / "results"
 
-from formulations.io import read_puzzle, read_puzzle_with_goal  # noqa: E402
+from formulations.io import read_puzzle_with_goal  # noqa: E402
 from formulations.lines.engine import Engine  # noqa: E402
 
 
@@ -157,7 +157,7 @@ def cpsat_run(puzzle, eng: Engine, state: list[int], direction: str, seconds: fl
     the seconds from the start (``reached_s``: the time it took to reach ``state``)."""
     from ortools.sat.python import cp_model
 
-    from backends.cpsat import TUNED, _set_params
+    from formulations.backends.cpsat import TUNED, set_params
     from formulations.puzzle import is_solution
 
     t0 = time.perf_counter() - reached_s
@@ -169,7 +169,7 @@ def cpsat_run(puzzle, eng: Engine, state: list[int], direction: str, seconds: fl
         params["search_branching"] = ("FIXED_SEARCH" if direction == "rows"
                                       else "PORTFOLIO_WITH_QUICK_RESTART_SEARCH")
     solver = cp_model.CpSolver()
-    _set_params(solver.parameters, params)
+    set_params(solver.parameters, params)
     status = solver.solve(cp)
     note = f"{solver.status_name(status)}, {red.model.num_variables} variables"
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -183,19 +183,19 @@ def sa_hint_run(puzzle, seconds: float, hint_s: float) -> dict:
     as a hint; the status and the seconds from the start."""
     from ortools.sat.python import cp_model
 
-    from backends.anneal import _PLANS, _run
-    from backends.cpsat import TUNED, _set_params, to_cpsat
+    from formulations.backends import get_backend
+    from formulations.backends.cpsat import TUNED, set_params, to_cpsat
     from formulations.model import build_model
     from formulations.puzzle import is_solution
 
     t0 = time.perf_counter()
     nm = build_model(puzzle, use_x=False)
-    raw = _run(_PLANS["sa"], nm, time_limit=hint_s, seed=1, unique=False, until_solved=True)
+    raw = get_backend("sa").solve(nm, time_limit=hint_s, seed=1, until_solved=True)
     cp = to_cpsat(nm.model)
     for i, v in enumerate(raw.assignments[0] if raw.assignments else ()):
         cp.add_hint(cp.get_bool_var_from_proto_index(i), int(v))
     solver = cp_model.CpSolver()
-    _set_params(solver.parameters, dict(TUNED, num_workers=1, max_time_in_seconds=seconds))
+    set_params(solver.parameters, dict(TUNED, num_workers=1, max_time_in_seconds=seconds))
     status = solver.solve(cp)
     note = (f"{solver.status_name(status)}, sa best energy {raw.energy:g} after {hint_s:g} s, "
             f"{nm.model.num_variables} variables")
@@ -278,7 +278,7 @@ def sat_run(puzzle, eng: Engine, state: list[int], seconds: float, reached_s: fl
 
 def _open_cells_model(puzzle, eng: Engine, state: list[int], reached_s: float):
     """The line-solved model (with x) in CP-SAT and its open cells' variables ((i, j), var)."""
-    from backends.cpsat import to_cpsat
+    from formulations.backends.cpsat import to_cpsat
     from formulations.model.presolve import reduced_from_state
 
     red = reduced_from_state(puzzle, eng, state, use_x=True, seconds=reached_s)
@@ -306,7 +306,7 @@ def beyond_goal_run(puzzle, goal, eng: Engine, state: list[int], seconds: float,
     excluded too; the number found, their distances from the goal, and how the search ended."""
     from ortools.sat.python import cp_model
 
-    from backends.cpsat import TUNED, _set_params
+    from formulations.backends.cpsat import TUNED, set_params
     from formulations.puzzle import is_solution
 
     t0 = time.perf_counter() - reached_s
@@ -324,7 +324,7 @@ def beyond_goal_run(puzzle, goal, eng: Engine, state: list[int], seconds: float,
         if left <= 0:
             end = "time limit"
             break
-        _set_params(solver.parameters, dict(TUNED, num_workers=1, max_time_in_seconds=left))
+        set_params(solver.parameters, dict(TUNED, num_workers=1, max_time_in_seconds=left))
         status = solver.solve(cp)
         if status == cp_model.INFEASIBLE:
             end = "no other grid (proved)"
@@ -355,7 +355,7 @@ def hint_noise_run(puzzle, goal, eng: Engine, state: list[int], noise: float, se
 
     from ortools.sat.python import cp_model
 
-    from backends.cpsat import TUNED, _set_params
+    from formulations.backends.cpsat import TUNED, set_params
     from formulations.puzzle import is_solution
 
     t0 = time.perf_counter() - reached_s
@@ -368,7 +368,7 @@ def hint_noise_run(puzzle, goal, eng: Engine, state: list[int], noise: float, se
             want, flipped = 1 - want, flipped + 1
         cp.add_hint(cp.get_bool_var_from_proto_index(v), want)
     solver = cp_model.CpSolver()
-    _set_params(solver.parameters, dict(TUNED, num_workers=1, max_time_in_seconds=seconds))
+    set_params(solver.parameters, dict(TUNED, num_workers=1, max_time_in_seconds=seconds))
     status = solver.solve(cp)
     note = f"{solver.status_name(status)}, {flipped} of {len(cells)} hinted cells flipped"
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):

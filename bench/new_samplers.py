@@ -90,7 +90,7 @@ _VARIABLES: dict[str, int] = {}
 
 def default_length(backend: str, source: str) -> int:
     """The backend's default anneal length on this puzzle (automatic sweeps, or its number)."""
-    from backends.anneal import AUTO, auto_sweeps
+    from formulations.backends.sampling import AUTO, auto_sweeps
 
     d = plan_of(backend).default_sweeps
     if d != AUTO:

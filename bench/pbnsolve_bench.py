@@ -199,7 +199,7 @@ def worker(spec_json: str, path: str, limit: str) -> None:
     from formulations.results import Status
     from formulations.solving import solve_puzzle
 
-    from backends import get_backend
+    from formulations.backends import get_backend
 
     spec = json.loads(spec_json)
     backend = spec.pop("backend")

@@ -41,7 +41,7 @@ from typing import Any, Iterator
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from backends import get_backend  # noqa: E402
+from formulations.backends import get_backend  # noqa: E402
 from formulations.io import iter_janko, read_puzzle  # noqa: E402
 from formulations.puzzle import Puzzle, check_grid  # noqa: E402
 from formulations.results import BackendError, Status  # noqa: E402

@@ -11,7 +11,7 @@ Each puzzle is run by every solver before the next puzzle starts (the solvers' o
 from puzzle to puzzle), so that a change in the machine's load falls on all of them alike:
 
 * ``lines`` and ``cpsat``: in this process, ``solve_puzzle(puzzle, backend, time_limit=T,
-  unique=...)`` timed by the package's CPU clock (:mod:`formulations.cputime`) around the call
+  unique=...)`` timed by the package's CPU clock (:mod:`formulations.runtime.cputime`) around the call
   (the model build, the search and the clue check; reading the set excluded; one untimed call
   on the first puzzle first, so that imports are not charged to a puzzle);
 * nonosolve: one process per puzzle (``nonosolve -n 1|2 --timeout T --format taai FILE``),
@@ -86,7 +86,7 @@ def taai_text(key: str, puzzle) -> str:
 
 def run_inprocess(backend: str, puzzle, time_limit: float, unique: bool) -> dict:
     """One in-process solve, CPU-timed by the package's clock."""
-    from formulations.cputime import cpu_seconds
+    from formulations.runtime.cputime import cpu_seconds
     from formulations.puzzle import check_grid
     from formulations.solving import solve_puzzle
 

@@ -17,7 +17,7 @@ SimulatedAnnealingSampler(), num_reads=200)``); ``nf.to_cqm(nm)`` gives the mode
 CQM; ``nf.animate(puzzle, "cat.gif")`` replays the line solving; ``nf.fetch_puzzle(
 "nonograms.org:4353")`` downloads a puzzle. Solver packages are imported only when a backend runs.
 """
-from .fetch import FetchError, fetch_puzzle
+from formulations.io.fetch import FetchError, fetch_puzzle
 from .harness import Table, as_frame, compare, format_table, load_results, read_results, summarize
 from .io import (detect_format, iter_janko, parse_puzzle, read_goal, read_puzzle,
                  read_puzzle_with_goal, read_puzzles, write_non, write_text)
@@ -54,6 +54,6 @@ __all__ = [
 
 def installed_backends() -> list[str]:
     """The registered backend names that are installed here."""
-    from backends import available_backends
+    from formulations.backends import available_backends
 
     return available_backends()

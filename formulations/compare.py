@@ -18,7 +18,7 @@ from typing import Any, Mapping, Sequence
 from .harness import compare, format_table, read_results, summarize
 from .harness.records import one_line
 from .harness.runner import serve
-from .harness.sweep import expand_options
+from .harness.sweep import DEFAULT_TIME_LIMIT, expand_options
 from .model.encodings import ENCODINGS
 from .puzzle import PuzzleError
 from .results import BackendError
@@ -38,8 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default cpsat)")
     p.add_argument("--repeats", type=int, default=1, help="seeds 0..N-1 per run (default 1)")
     p.add_argument("--seeds", help="explicit seeds, comma-separated (overrides --repeats)")
-    p.add_argument("--time-limit", type=float, default=10.0, metavar="S",
-                   help="time limit handed to each backend (default 10)")
+    p.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="S",
+                   help=f"time limit of each run (default {DEFAULT_TIME_LIMIT:g})")
     p.add_argument("--kill-after", type=float, metavar="S",
                    help="hard per-run limit; the run's worker is killed "
                         "(default 2*limit+30, with --unique 3*limit+30)")
@@ -95,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_BAD_INPUT
         names = [b.strip() for b in args.backends.split(",") if b.strip()]
         if "all" in names:
-            from backends import available_backends
+            from formulations.backends import available_backends
             names = [n for b in names for n in (available_backends() if b == "all" else [b])]
         specs, xs, ps = expand_options(args.option, args.sweep, names)
         if args.no_x:

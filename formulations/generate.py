@@ -92,7 +92,7 @@ def unique_puzzle(height: int, width: int, index: int, *, density: float = DENSI
 
 def check_unique_cpsat(puzzle: Puzzle, time_limit: float = 600.0) -> bool | None:
     """CP-SAT's verdict (None when OR-Tools is not installed)."""
-    from backends import get_backend
+    from formulations.backends import get_backend
 
     if not get_backend("cpsat").available():
         return None

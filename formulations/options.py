@@ -109,10 +109,10 @@ def parse_floats(text: str, count: int) -> tuple[float, ...]:
 def route(backend: Any, pairs: Iterable[tuple[str, Any]], *, switches: bool = True,
           ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Sort ``(key, value)`` pairs given for ``backend`` into ``(backend options, model
-    switches)``: a key the backend declares is an option, ``x``/``presolve`` a model switch, any
-    other key a native parameter (under ``options["params"]``) when the backend takes them.
-    Values are checked and converted here; an unknown key raises ValueError naming the valid
-    ones. ``switches=False``: the caller has flags of its own for the model switches, so
+    switches)``: a key the backend declares is an option, ``x``/``presolve``/``encoding`` a
+    model switch, any other key a native parameter (under ``options["params"]``) when the
+    backend takes them. Model switches are converted here; options are converted and checked
+    once, by ``Backend.prepare``. An unknown key raises ValueError naming the valid ones. ``switches=False``: the caller has flags of its own for the model switches, so
     ``x``/``presolve`` are no keys here."""
     options: dict[str, Any] = {}
     model: dict[str, Any] = {}
@@ -124,7 +124,7 @@ def route(backend: Any, pairs: Iterable[tuple[str, Any]], *, switches: bool = Tr
         elif key in allowed:
             model[key] = coerce(value, allowed[key])
         elif key in declared and key != PARAMS:
-            options[key] = coerce_option(backend, key, value)
+            options[key] = value
         elif PARAMS in declared:
             options.setdefault(PARAMS, {})[key] = value
         else:

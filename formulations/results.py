@@ -96,10 +96,10 @@ class SamplingStats:
     included), ``cpu_per_read_s`` the same in process CPU time (the figure that survives a busy
     machine); ``tts99_s`` is :func:`tts99` of the wall figure, None when no read succeeded (or
     the sampler enumerates, where a TTS means nothing); ``tts99_low_s``/``tts99_high_s`` its 95 %
-    interval (exact binomial in p, :mod:`formulations.stats`; None for an unbounded end: the
+    interval (exact binomial in p, :mod:`formulations.analysis.stats`; None for an unbounded end: the
     upper one when no read succeeded).
 
-    The same in CPU (the package's one clock for statistics, :mod:`formulations.cputime`):
+    The same in CPU (the package's one clock for statistics, :mod:`formulations.runtime.cputime`):
     ``sampling_cpu_s`` is the process CPU of the sampler calls alone (every thread; the
     lowering and the re-scoring of the reads are set-up, apart), ``tts99_cpu_s`` is
     :func:`tts99` of ``cpu_per_read_s``, and ``spin_updates_per_read`` is sweeps x variables
@@ -177,7 +177,7 @@ class SolveResult:
     model was built);
     ``solve_s`` the wall time of the whole backend call and ``solver_s`` the backend's own
     figure; ``build_cpu_s`` and ``solve_cpu_s`` the CPU time of the build (with presolve) and of
-    the backend call (:mod:`formulations.cputime`: every thread and waited-for worker process;
+    the backend call (:mod:`formulations.runtime.cputime`: every thread and waited-for worker process;
     None where not measured); ``second_grid`` the other solution when uniqueness was refuted.
     """
     status: Status

@@ -11,14 +11,19 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from . import options as opt
 from .io.common import MAX_INPUT_BYTES, InputTooLarge
+from .io.formats import describe as describe_formats
 from .model.encodings import ENCODINGS
 from .model.size import DEFAULT_MAX_MODEL_MB
+from .model.words import constraint_words
 from .puzzle import Puzzle, PuzzleError
 from .results import BackendError, ModelRefused, RemedyWords, SolveResult, Status
+from .runtime.clock import Deadline
 from .show.text import grid_lines, legend, render_text
 
 EXIT_SOLVED, EXIT_NOT_SOLVED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -93,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m formulations.solve",
                 description="Solve a nonogram with one of the package's backends; every answer is "
                             "checked against the clues.")
-    p.add_argument("file", nargs="?", help="puzzle file (.txt, .non, .xml, .nin, .toml, .json; see "
+    p.add_argument("file", nargs="?", help=f"puzzle file ({describe_formats()}; see "
                    "docs/formats.md for the formats); FILE::KEY picks one puzzle of a multi-puzzle file")
     p.add_argument("--backend", default="cpsat", help="backend name (default cpsat; see --list-backends)")
     p.add_argument("--list-backends", action="store_true", help="list backends and whether they are installed")
@@ -112,12 +117,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--encoding", choices=ENCODINGS, help="the model's encoding (default order)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the grid")
     g = p.add_argument_group("backend options (passed only when given)")
-    g.add_argument("--workers", type=int,
+    g.add_argument("--workers", metavar="N",
                    help="threads, 0 = every core: cpsat's search workers (default 1); sa, tabu "
                         "and descent share their reads among sampling threads (default: every "
-                        "core with --time-limit, else 1)")
-    g.add_argument("--reads", type=int, help="samples per run (annealers)")
-    g.add_argument("--sweeps", type=int, help="sweeps per read (simulated annealing)")
+                        "core with --until-solved, else 1)")
+    g.add_argument("--reads", metavar="N", help="samples per run (annealers)")
+    g.add_argument("--sweeps", metavar="N", help="sweeps per read (simulated annealing)")
+    g.add_argument("--until-solved", action="store_true", default=None,
+                   help="samplers: sample batch after batch, each annealing longer, until a "
+                        "verified grid or --time-limit (without it a sampler takes its reads "
+                        "once, within the limit)")
     g.add_argument("--beta-range", type=_argtype(opt.parse_floats, 2), metavar="LO,HI",
                    help="inverse temperature range")
     g.add_argument("--schedule", metavar="NAME", help="beta schedule (e.g. linear, geometric)")
@@ -148,31 +157,25 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _options(args: argparse.Namespace, backend) -> dict[str, Any]:
-    """The backend options the flags give, then ``--param`` pairs, all through one path
-    (:func:`formulations.options.route`)."""
+def _pairs(args: argparse.Namespace, backend) -> list[tuple[str, Any]]:
+    """The backend options the flags give, then the ``--param`` pairs, as ``(key, value)``
+    pairs for :meth:`SolveRequest.make <formulations.solving.SolveRequest.make>` (which
+    converts and checks them, once)."""
     flags = [(name, getattr(args, flag)) for flag, name in (
         ("workers", "workers"), ("reads", "reads"), ("sweeps", "sweeps"),
-        ("beta_range", "beta_range"), ("schedule", "beta_schedule"), ("weights", "weights"))
+        ("beta_range", "beta_range"), ("schedule", "beta_schedule"), ("weights", "weights"),
+        ("until_solved", "until_solved"))
         if getattr(args, flag) is not None]
     for name, _ in flags:  # a flag names a backend option: never a native solver parameter
         if name not in backend.options:
             raise BackendError(_not_an_option(name, backend))
-    try:
-        options, _ = opt.route(backend, flags + list(args.param), switches=False)
-    except ValueError as exc:
-        raise BackendError(str(exc)) from None
-    if args.time_limit is not None and "until_solved" in backend.options:
-        # a sampler given a time budget uses it: batch after batch, each annealing longer, until
-        # a verified ground state or the limit (statistics runs keep their fixed read counts)
-        options.setdefault("until_solved", True)
-    return options
+    return flags + list(args.param)
 
 
 def _not_an_option(name: str, backend) -> str:
     """A backend-option flag given to a backend that does not take it, e.g. ``--reads`` (a
     sampler option) for cpsat, with the backends that do take it."""
-    from backends import all_backends
+    from formulations.backends import all_backends
     flag = {"beta_schedule": "schedule"}.get(name, name).replace("_", "-")
     takers = [b.name for b in all_backends() if name in b.options]
     return (f"--{flag} does not apply to backend '{backend.name}'"
@@ -180,7 +183,7 @@ def _not_an_option(name: str, backend) -> str:
 
 
 def list_backends() -> str:
-    from backends import all_backends, prefix_forms
+    from formulations.backends import all_backends, prefix_forms
     lines = []
     for b in all_backends():
         ok = b.available()
@@ -193,7 +196,7 @@ def list_backends() -> str:
 def backends_record() -> dict[str, Any]:
     """``--list-backends --json``: every registered backend (name, installed, the model variant
     it gets, description, install hint) and the prefixed families' forms."""
-    from backends import all_backends, prefix_forms
+    from formulations.backends import all_backends, prefix_forms
     rows = []
     for b in all_backends():
         rows.append({"name": b.name, "installed": b.available(),
@@ -228,7 +231,7 @@ def render(result: SolveResult, puzzle, *, ansi: bool = False) -> str:
         line += f"  ({result.message})"
     out.append(line)
     if result.violations:
-        shown = ", ".join(map(str, result.violations[:8]))
+        shown = "; ".join(map(constraint_words, result.violations[:8]))
         more = f" and {len(result.violations) - 8} more" if len(result.violations) > 8 else ""
         out.append(f"violated: {shown}{more}")
     if result.second_grid is not None:
@@ -278,10 +281,68 @@ class _Out:
         object on stdout)."""
         print(f"error: {message}" if status == "error" else message, file=sys.stderr)
         if self.as_json:
-            record = json_record(path, puzzle, SolveResult(Status.ERROR, backend, message=message), code)
-            record["status"] = status
-            self.write(json.dumps(record))
+            outcome = Outcome(code, puzzle, None, message, status)
+            self.write(json.dumps(outcome.record(path, backend)))
         return code
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a run ended: its exit code, the puzzle (when it was read) and the verified result,
+    or, without a result, the one line that says why (``status`` "error" or "interrupted")."""
+    code: int
+    puzzle: Puzzle | None = None
+    result: SolveResult | None = None
+    message: str = ""
+    status: str = "error"
+
+    def record(self, where: str | None, backend: str) -> dict[str, Any]:
+        """The run's one JSON object (``--json``), the same keys whatever the outcome."""
+        if self.result is not None:
+            return json_record(where, self.puzzle, self.result, self.code)
+        record = json_record(where, self.puzzle,
+                             SolveResult(Status.ERROR, backend, message=self.message), self.code)
+        record["status"] = self.status
+        return record
+
+
+def attempt(read: Callable[[], Puzzle], make: Callable[[Puzzle], Any], clock: Deadline,
+            backend: str) -> Outcome:
+    """Read a puzzle, make its :class:`~formulations.solving.SolveRequest` and solve it before
+    ``clock``: every failure becomes an :class:`Outcome` with its exit code and one line, the
+    same for the command line and the web worker."""
+    from .solving import solve
+
+    puzzle = None
+    try:
+        puzzle = read()
+        result = solve(make(puzzle), clock)
+    except BaseException as exc:  # noqa: BLE001 - each is named in failed()
+        return failed(exc, puzzle, backend)
+    return Outcome(EXIT_SOLVED if result.status is Status.SOLVED else EXIT_NOT_SOLVED, puzzle,
+                   result)
+
+
+def failed(exc: BaseException, puzzle: Puzzle | None, backend: str) -> Outcome:
+    """A run that raised, in words (a solver failing inside: one line, never a traceback)."""
+    if isinstance(exc, InputTooLarge):
+        return Outcome(EXIT_BAD_INPUT, None, None, f"{exc} (--max-input-mb lifts it)")
+    if isinstance(exc, ModelRefused):
+        return Outcome(EXIT_BAD_INPUT, puzzle, None, exc.advice(CLI_WORDS))
+    if isinstance(exc, (PuzzleError, BackendError)):
+        return Outcome(EXIT_BAD_INPUT, puzzle, None, str(exc))
+    if isinstance(exc, OSError):  # e.g. --export-bqm into a folder that does not exist
+        return Outcome(EXIT_BAD_INPUT, puzzle, None,
+                       f"{exc.filename or ''}: {exc.strerror or exc}")
+    if isinstance(exc, KeyboardInterrupt):
+        return Outcome(EXIT_INTERRUPTED, puzzle, None, "interrupted", status="interrupted")
+    if isinstance(exc, MemoryError):
+        return Outcome(EXIT_NOT_SOLVED, puzzle, None, f"backend '{backend}' ran out of memory "
+                       "(try --presolve, --no-x or a lower --max-model-mb)")
+    if not isinstance(exc, Exception):  # SystemExit and the like go on
+        raise exc
+    message = f"backend '{backend}' failed: {type(exc).__name__}: {exc}".splitlines()[0]
+    return Outcome(EXIT_NOT_SOLVED, puzzle, None, message)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -294,6 +355,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except UsageError as exc:
         return out.fail(EXIT_BAD_INPUT, f"{prog}: {exc}")
+    # the run's one deadline, from the start: reading the puzzle counts too
+    clock = Deadline(args.time_limit).earlier(time.perf_counter() - started)
     if args.list_backends:
         out.write(json.dumps(backends_record()) if args.json else list_backends())
         return EXIT_SOLVED
@@ -308,54 +371,41 @@ def main(argv: Sequence[str] | None = None) -> int:
             check_path(args.animate)
         except (ValueError, ImportError) as exc:
             return out.fail(EXIT_BAD_INPUT, str(exc), path=where, backend=args.backend)
-    puzzle = None
-    try:
-        from backends import get_backend
+    from .io import read_puzzle
+    from .solving import SolveRequest
 
-        from .io import read_puzzle
-
+    def read() -> Puzzle:
         if args.source:
-            from .fetch import fetch_puzzle
-            puzzle = fetch_puzzle(args.source)
-        else:
-            puzzle = read_puzzle(args.file, max_bytes=int(args.max_input_mb * 2**20))
-        if args.export_cqm or args.export_bqm:
+            from formulations.io.fetch import fetch_puzzle
+            return fetch_puzzle(args.source)
+        return read_puzzle(args.file, max_bytes=int(args.max_input_mb * 2**20))
+
+    if args.export_cqm or args.export_bqm:
+        puzzle = None
+        try:
+            puzzle = read()
             return _export(args, puzzle, out)
-        backend = get_backend(args.backend)
-        opts = _options(args, backend)
-        from .solving import solve_puzzle
-        left = None if args.time_limit is None else max(
-            0.0, args.time_limit - (time.perf_counter() - started))
-        result = solve_puzzle(puzzle, backend, use_x=args.use_x, time_limit=left,
-                              seed=args.seed, unique=args.unique, presolve=args.presolve,
-                              encoding=args.encoding, max_model_mb=args.max_model_mb, **opts)
-    except InputTooLarge as exc:
-        return out.fail(EXIT_BAD_INPUT, f"{exc} (--max-input-mb lifts it)", path=where,
-                        backend=args.backend)
-    except ModelRefused as exc:
-        return out.fail(EXIT_BAD_INPUT, exc.advice(CLI_WORDS), path=where, puzzle=puzzle,
-                        backend=args.backend)
-    except (PuzzleError, BackendError) as exc:
-        return out.fail(EXIT_BAD_INPUT, str(exc), path=where, puzzle=puzzle,
-                        backend=args.backend)
-    except OSError as exc:  # e.g. --export-bqm into a folder that does not exist
-        return out.fail(EXIT_BAD_INPUT, f"{exc.filename or ''}: {exc.strerror or exc}",
-                        path=where, puzzle=puzzle, backend=args.backend)
-    except KeyboardInterrupt:
-        code = out.fail(EXIT_INTERRUPTED, "interrupted", path=where, puzzle=puzzle,
-                        backend=args.backend, status="interrupted")
-        if argv_given is None:  # the command line itself: leave now (_leave)
-            _leave(code)
+        except BaseException as exc:  # noqa: BLE001 - reported as a solve's failure is
+            outcome = failed(exc, puzzle, args.backend)
+    else:
+        def make(puzzle: Puzzle) -> SolveRequest:
+            from formulations.backends import get_backend
+            backend = get_backend(args.backend)
+            return SolveRequest.make(
+                puzzle, backend, pairs=_pairs(args, backend), use_x=args.use_x,
+                encoding=args.encoding, presolve=args.presolve, unique=args.unique,
+                seed=args.seed, time_limit=args.time_limit, max_model_mb=args.max_model_mb)
+
+        outcome = attempt(read, make, clock, args.backend)
+    puzzle, result = outcome.puzzle, outcome.result
+    if result is None:
+        code = out.fail(outcome.code, outcome.message, path=where, puzzle=puzzle,
+                        backend=args.backend, status=outcome.status)
+        if outcome.code == EXIT_INTERRUPTED and argv_given is None:
+            _leave(code)  # the command line itself: leave now
         return code
-    except MemoryError:
-        return out.fail(EXIT_NOT_SOLVED, f"backend '{args.backend}' ran out of memory (try "
-                        "--presolve, --no-x or a lower --max-model-mb)", path=where,
-                        puzzle=puzzle, backend=args.backend)
-    except Exception as exc:  # a solver failing inside: one line, never a traceback
-        message = f"backend '{args.backend}' failed: {type(exc).__name__}: {exc}".splitlines()[0]
-        return out.fail(EXIT_NOT_SOLVED, message, path=where, puzzle=puzzle,
-                        backend=args.backend)
-    code = EXIT_SOLVED if result.status is Status.SOLVED else EXIT_NOT_SOLVED
+    assert puzzle is not None  # a result is always of a puzzle read
+    code = outcome.code
     if args.png:
         png_problem = _draw(args.png, puzzle, result)
         if png_problem:
@@ -395,7 +445,7 @@ def _export(args: argparse.Namespace, puzzle: Puzzle, out: _Out) -> int:
                                "--presolve")
     from .model import build_model, export_bqm
 
-    from backends import get_backend
+    from formulations.backends import get_backend
 
     # the model --backend (default cpsat) would be given, by the rule every entry point follows
     use_x = get_backend(args.backend).model_x(args.use_x)
@@ -423,12 +473,12 @@ def _animate(args: argparse.Namespace, puzzle: Puzzle, result: SolveResult, wher
     """``--animate PATH``: the solving replayed; a problem as one line ('' when written)."""
     from pathlib import Path
 
-    from .show.animate import write_replay
+    from .show.animate import REPLAY_TIME_LIMIT, write_replay
     try:
         name = puzzle.name or (Path(args.file).stem if args.file else args.source)
         written = write_replay(puzzle, args.animate, backend=result.backend, grid=result.grid,
                                title=f"{name} ({puzzle.height}x{puzzle.width})",
-                               time_limit=args.time_limit or 60.0)
+                               time_limit=args.time_limit or REPLAY_TIME_LIMIT)
     except OSError as exc:
         return f"{exc.filename or args.animate}: {exc.strerror or exc}"
     print(f"wrote {written}", file=sys.stderr)

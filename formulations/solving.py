@@ -2,24 +2,30 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .clock import Deadline, OutOfTime
-from .cputime import cpu_seconds
+from formulations.runtime.clock import Deadline, OutOfTime
+from formulations.runtime.cputime import cpu_seconds
 from .model.encodings import build_model, check_encoding
-from .model.order import NonogramModel
+from .model.protocol import SolvableModel
 from .model.size import DEFAULT_MAX_MODEL_MB, ModelTooLarge
 from .puzzle import Grid, Puzzle, check_grid
+from .options import PARAMS, route
 from .results import BackendError, ModelRefused, PresolveStats, RawAnswer, Remedy, SolveResult, Status
+
+if TYPE_CHECKING:
+    from .backends.base import Backend
 
 
 MODEL_CHECK_MAX_CONSTRAINTS = 1_000_000
 """Up to this size a solution's assignment is also checked against every model constraint."""
 
 
-def verify(nm: NonogramModel, raw: RawAnswer, backend: str, *, build_s: float = 0.0,
+def verify(nm: SolvableModel, raw: RawAnswer, backend: str, *, build_s: float = 0.0,
            wall_s: float | None = None, unique_asked: bool = False,
            presolve: PresolveStats | None = None, build_cpu_s: float | None = None,
            solve_cpu_s: float | None = None) -> SolveResult:
@@ -104,6 +110,124 @@ def _uniqueness(puzzle: Puzzle, grid: Grid, others: list[Grid], proven: bool | N
     return (True if proven else None), None
 
 
+@dataclass(frozen=True)
+class SolveRequest:
+    """One solve, checked once: the puzzle, the backend, its options (converted and checked by
+    :meth:`Backend.prepare <formulations.backends.base.Backend.prepare>`, defaults filled), the
+    model switches, the seed and the limits. Every entry point (``solve_puzzle``, the command
+    line, a comparison job, the study runner, the web worker) builds one with :meth:`make` and
+    hands it to :func:`solve`; nothing checks or converts an option again after that."""
+    puzzle: Puzzle
+    backend: Backend
+    options: Mapping[str, Any] = field(default_factory=dict)
+    use_x: bool | None = None
+    encoding: str | None = None
+    presolve: bool = False
+    unique: bool = False
+    seed: int | None = None
+    time_limit: float | None = None
+    max_model_mb: float | None = DEFAULT_MAX_MODEL_MB
+
+    @classmethod
+    def make(cls, puzzle: Puzzle, backend: Any = "cpsat", *,
+             options: Mapping[str, Any] | None = None,
+             pairs: Iterable[tuple[str, Any]] = (), use_x: bool | None = None,
+             encoding: str | None = None, presolve: bool = False, unique: bool = False,
+             seed: int | None = None, time_limit: float | None = None,
+             max_model_mb: float | None = DEFAULT_MAX_MODEL_MB) -> "SolveRequest":
+        """A checked request; BackendError (or ModelRefused's parent) names what is wrong,
+        before any work. ``backend``: a registry name, a ``Backend`` or a dimod sampler object.
+        ``options``: backend options as Python values (``reads=100``); ``pairs``: ``(key,
+        value)`` pairs as a command line or a web form gives them (text values converted here;
+        a key the backend does not declare is a native parameter, or the model switch ``x``,
+        ``presolve`` or ``encoding``: :func:`formulations.options.route`)."""
+        from .backends import get_backend
+
+        if time_limit is not None and not (isinstance(time_limit, (int, float))
+                                           and time_limit >= 0):
+            raise BackendError(f"time_limit must be a number of seconds >= 0, got {time_limit!r}")
+        b = get_backend(backend)
+        given = dict(options or {})
+        if pairs:
+            try:
+                routed, switches = route(b, pairs)
+            except ValueError as exc:
+                raise BackendError(str(exc)) from None
+            for key in routed:
+                if key in given and key != PARAMS:
+                    raise BackendError(f"option '{key}' given twice")
+            if PARAMS in routed and PARAMS in given:
+                routed[PARAMS] = {**dict(given.pop(PARAMS)), **routed[PARAMS]}
+            given.update(routed)
+            use_x = _switch("x", use_x, switches, None)
+            presolve = bool(_switch("presolve", presolve, switches, False))
+            encoding = _switch("encoding", encoding, switches, None)
+        opts = b.prepare(given)  # install and option errors before any work
+        if encoding is not None:
+            try:
+                check_encoding(encoding)
+            except ValueError as exc:
+                raise BackendError(str(exc)) from None
+        if unique and not b.supports_unique:
+            raise BackendError(f"backend '{b.name}' cannot prove uniqueness; use cpsat or lines")
+        if not b.uses_model:
+            if presolve and not b.presolves:
+                raise BackendError(f"backend '{b.name}' works on the puzzle itself; presolve "
+                                   "does not apply")
+            if encoding is not None:
+                raise BackendError(f"backend '{b.name}' works on the puzzle itself; an "
+                                   "encoding does not apply")
+        return cls(puzzle, b, opts, use_x, encoding, presolve, unique, seed,
+                   None if time_limit is None else float(time_limit), max_model_mb)
+
+
+def _switch(key: str, given: Any, switches: Mapping[str, Any], default: Any) -> Any:
+    """A model switch given both as a keyword and among the pairs must agree."""
+    if key not in switches:
+        return given
+    if given != default and given != switches[key]:
+        raise BackendError(f"{key} given twice ({given!r} and {switches[key]!r})")
+    return switches[key]
+
+
+def solve(request: SolveRequest, deadline: Deadline | None = None) -> SolveResult:
+    """Solve a checked request and return a verified result. ``deadline``: the run's one
+    deadline when the caller's clock started earlier (the command line's reads the puzzle
+    too); by default ``request.time_limit`` from now. Every stage (the model build, presolve,
+    the backend's translation and search) reads it; when it runs out the result is UNKNOWN and
+    its message names the stage (a stage whose size says it cannot end in time is not
+    started)."""
+    clock = Deadline(request.time_limit) if deadline is None else deadline
+    b, puzzle, opts = request.backend, request.puzzle, dict(request.options)
+    seed, unique, max_model_mb = request.seed, request.unique, request.max_model_mb
+    if not b.uses_model:
+        try:
+            raw, wall, cpu = _timed_solve(b, puzzle, opts, deadline=clock, seed=seed,
+                                          unique=unique)
+        except OutOfTime as exc:
+            return SolveResult(Status.UNKNOWN, b.name, message=str(exc))
+        return verify_grids(puzzle, raw, b.name, wall_s=wall, unique_asked=unique,
+                            solve_cpu_s=cpu)
+    ux = b.model_x(request.use_x)
+    if request.presolve:
+        return _solve_presolved(puzzle, b, ux, clock, seed=seed, unique=unique, opts=opts,
+                                max_model_mb=max_model_mb, encoding=request.encoding)
+    t0, c0 = time.perf_counter(), cpu_seconds()
+    try:
+        nm = build_model(puzzle, use_x=ux, encoding=request.encoding, deadline=clock,
+                         max_model_mb=max_model_mb)
+    except ModelTooLarge as exc:
+        remedies = (Remedy("no_x"),) if ux else ()
+        raise ModelRefused(b.name, str(exc), remedies + (Remedy("memory_cap"),)) from None
+    except OutOfTime as exc:
+        return SolveResult(Status.UNKNOWN, b.name, use_x=ux, build_s=time.perf_counter() - t0,
+                           build_cpu_s=cpu_seconds() - c0, message=str(exc))
+    build_s, build_cpu = time.perf_counter() - t0, cpu_seconds() - c0
+    _check_translation(b, nm, max_model_mb)
+    return _run_and_verify(b, nm, opts, clock, build_s=build_s, seed=seed, unique=unique,
+                           build_cpu_s=build_cpu)
+
+
 def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None = None,
                  time_limit: float | None = None, seed: int | None = None, unique: bool = False,
                  presolve: bool = False, encoding: str | None = None,
@@ -112,7 +236,7 @@ def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None =
     """Solve ``puzzle`` with a backend (a registry name, a ``Backend``, or a dimod sampler
     object, whose ``parameters`` are then keyword arguments here:
     ``solve_puzzle(p, SimulatedAnnealingSampler(), num_reads=200)``) and return a verified
-    result.
+    result: :func:`solve` of a :class:`SolveRequest`.
 
     ``use_x`` builds the model with (True) or without (False) the cell variables; None gives
     the backend the variant it solves faster (``Backend.use_x``: without x for cpsat).
@@ -121,6 +245,8 @@ def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None =
     ``time_limit`` (seconds) covers the whole solve: the model build, presolve, the backend's
     translation and search all read one deadline; when it runs out the result is UNKNOWN and
     its message names the stage (a stage whose size says it cannot end in time is not started).
+    A sampler samples its reads within it; with ``until_solved=True`` it samples batch after
+    batch until a verified grid or the limit.
 
     ``presolve=True`` line-solves the puzzle first and builds only the model of what is left,
     every decided variable fixed (``formulations.model.presolve.presolve_puzzle``; the same
@@ -133,55 +259,15 @@ def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None =
     A model the backend cannot take, or one over ``max_model_mb`` (estimated from the clues
     before building), raises :class:`~formulations.results.ModelRefused`.
     """
-    from backends import get_backend
-
-    if time_limit is not None and not time_limit >= 0:
-        raise BackendError(f"time_limit must be a number of seconds >= 0, got {time_limit!r}")
-    clock = Deadline(time_limit)  # from the start: importing a solver (prepare) counts too
-    b = get_backend(backend)
-    opts = b.prepare(options)  # install and option errors before any work
-    if encoding is not None:
-        try:
-            check_encoding(encoding)
-        except ValueError as exc:
-            raise BackendError(str(exc)) from None
-    if unique and not b.supports_unique:
-        raise BackendError(f"backend '{b.name}' cannot prove uniqueness; use cpsat or lines")
-    if not b.uses_model:
-        if presolve and not b.presolves:
-            raise BackendError(f"backend '{b.name}' works on the puzzle itself; presolve does "
-                               "not apply")
-        if encoding is not None:
-            raise BackendError(f"backend '{b.name}' works on the puzzle itself; an encoding does "
-                               "not apply")
-        try:
-            raw, wall, cpu = _timed_solve(b, puzzle, opts, time_limit=clock.left(), seed=seed,
-                                          unique=unique)
-        except OutOfTime as exc:
-            return SolveResult(Status.UNKNOWN, b.name, message=str(exc))
-        return verify_grids(puzzle, raw, b.name, wall_s=wall, unique_asked=unique,
-                            solve_cpu_s=cpu)
-    ux = b.model_x(use_x)
-    if presolve:
-        return _solve_presolved(puzzle, b, ux, clock, seed=seed, unique=unique, opts=opts,
-                                max_model_mb=max_model_mb, encoding=encoding)
-    t0, c0 = time.perf_counter(), cpu_seconds()
-    try:
-        nm = build_model(puzzle, use_x=ux, encoding=encoding, deadline=clock,
-                         max_model_mb=max_model_mb)
-    except ModelTooLarge as exc:
-        remedies = (Remedy("no_x"),) if ux else ()
-        raise ModelRefused(b.name, str(exc), remedies + (Remedy("memory_cap"),)) from None
-    except OutOfTime as exc:
-        return SolveResult(Status.UNKNOWN, b.name, use_x=ux, build_s=time.perf_counter() - t0,
-                           message=str(exc))
-    build_s, build_cpu = time.perf_counter() - t0, cpu_seconds() - c0
-    _check_translation(b, nm, max_model_mb)
-    return _run_and_verify(b, nm, opts, clock, build_s=build_s, seed=seed, unique=unique,
-                           build_cpu_s=build_cpu)
+    started = time.perf_counter()
+    request = SolveRequest.make(puzzle, backend, options=options, use_x=use_x, encoding=encoding,
+                                presolve=presolve, unique=unique, seed=seed,
+                                time_limit=time_limit, max_model_mb=max_model_mb)
+    # the deadline from the start: importing a solver (Backend.prepare) counts too
+    return solve(request, Deadline(request.time_limit).earlier(time.perf_counter() - started))
 
 
-def _check_translation(b: Any, nm: Any, max_model_mb: float | None) -> None:
+def _check_translation(b: Backend, nm: SolvableModel, max_model_mb: float | None) -> None:
     """The backend's own form of the model (a sampler's QUBO) is held to the model's memory cap:
     ModelRefused, before any solving, when it would not fit."""
     refused = b.translation_refused(nm, max_model_mb)
@@ -189,10 +275,10 @@ def _check_translation(b: Any, nm: Any, max_model_mb: float | None) -> None:
         raise refused
 
 
-def _timed_solve(b: Any, target: Any, opts: dict[str, Any],
+def _timed_solve(b: Backend, target: SolvableModel | Puzzle, opts: dict[str, Any],
                  **kwargs: Any) -> tuple[RawAnswer, float, float]:
     """Call the backend and time it the same way for every backend: the wall time and the CPU
-    time (:func:`~formulations.cputime.cpu_seconds`) of the whole call (translation, worker
+    time (:func:`~formulations.runtime.cputime.cpu_seconds`) of the whole call (translation, worker
     start, solving, uniqueness search), so backends are compared on equal terms; the backend's
     own figure stays ``raw.solve_s``."""
     t0, c0 = time.perf_counter(), cpu_seconds()
@@ -206,7 +292,8 @@ def _timed_solve(b: Any, target: Any, opts: dict[str, Any],
 VERIFY_SECONDS_PER_CONSTRAINT = 2e-6
 
 
-def _run_and_verify(b: Any, nm: Any, opts: dict[str, Any], clock: Deadline, *, build_s: float,
+def _run_and_verify(b: Backend, nm: SolvableModel, opts: dict[str, Any], clock: Deadline, *,
+                    build_s: float,
                     seed: int | None, unique: bool, presolve: PresolveStats | None = None,
                     build_cpu_s: float | None = None) -> SolveResult:
     """The backend on ``nm`` with the time left, then verification; a backend stage that runs out
@@ -214,10 +301,10 @@ def _run_and_verify(b: Any, nm: Any, opts: dict[str, Any], clock: Deadline, *, b
     t0, c0 = time.perf_counter(), cpu_seconds()
     left = clock.left()
     if left is not None:  # the check after the backend belongs to the same time limit
-        left = max(0.0, left - min(VERIFY_SECONDS_PER_CONSTRAINT * nm.model.num_constraints,
-                                   0.1 * left))
+        clock = clock.earlier(min(VERIFY_SECONDS_PER_CONSTRAINT * nm.model.num_constraints,
+                                  0.1 * left))
     try:
-        raw, wall, cpu = _timed_solve(b, nm, opts, time_limit=left, seed=seed, unique=unique)
+        raw, wall, cpu = _timed_solve(b, nm, opts, deadline=clock, seed=seed, unique=unique)
     except OutOfTime as exc:
         raw, wall, cpu = (RawAnswer(Status.UNKNOWN, message=str(exc)), time.perf_counter() - t0,
                           cpu_seconds() - c0)
@@ -225,7 +312,8 @@ def _run_and_verify(b: Any, nm: Any, opts: dict[str, Any], clock: Deadline, *, b
                   presolve=presolve, build_cpu_s=build_cpu_s, solve_cpu_s=cpu)
 
 
-def _solve_presolved(puzzle: Puzzle, b: Any, use_x: bool, clock: Deadline, *, seed: int | None,
+def _solve_presolved(puzzle: Puzzle, b: Backend, use_x: bool, clock: Deadline, *,
+                     seed: int | None,
                      unique: bool, opts: dict[str, Any], max_model_mb: float | None,
                      encoding: str | None = None) -> SolveResult:
     """The presolve path of :func:`solve_puzzle`: line solving on the puzzle first, then only the

@@ -8,7 +8,6 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,7 +24,7 @@ from PIL import Image  # noqa: E402
 
 from formulations.show import animate as anim  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT  # noqa: E402
 
 
 def load(name):

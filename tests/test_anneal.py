@@ -8,8 +8,8 @@ import pytest
 pytest.importorskip("dimod")
 pytest.importorskip("dwave.samplers")
 
-from backends import get_backend  # noqa: E402
-from backends.anneal import EXACT_MAX_VARIABLES  # noqa: E402
+from formulations.backends import get_backend  # noqa: E402
+from formulations.backends.sampling import EXACT_MAX_VARIABLES  # noqa: E402
 from formulations.results import tts99  # noqa: E402
 from formulations.model import build_model  # noqa: E402
 from formulations.model.penalty import lower  # noqa: E402
@@ -68,14 +68,14 @@ def test_threads_share_the_reads_and_each_read_is_rescored(backend):
 
 
 def test_a_call_split_among_threads_keeps_its_reads_and_seeds_each_part_apart():
-    from backends.anneal import _split
+    from formulations.backends.sampling import split_reads
 
-    parts = _split({"num_reads": 9, "seed": 5, "num_sweeps": 10}, 4)
+    parts = split_reads({"num_reads": 9, "seed": 5, "num_sweeps": 10}, 4)
     assert [c["num_reads"] for c in parts] == [3, 2, 2, 2]
     assert len({c["seed"] for c in parts}) == 4 and parts[0]["seed"] == 5
     assert all(c["num_sweeps"] == 10 for c in parts)
-    assert _split({"num_reads": 1, "seed": 5}, 4) == [{"num_reads": 1, "seed": 5}]
-    assert [c["num_reads"] for c in _split({"num_reads": 3}, 8)] == [1, 1, 1]
+    assert split_reads({"num_reads": 1, "seed": 5}, 4) == [{"num_reads": 1, "seed": 5}]
+    assert [c["num_reads"] for c in split_reads({"num_reads": 3}, 8)] == [1, 1, 1]
 
 
 def test_threaded_tts99_is_never_shorter_than_one_read():
@@ -94,7 +94,7 @@ def test_threaded_sa_is_reproducible_with_a_seed():
 
 
 def test_a_time_budget_samples_on_every_core_unless_told():
-    from backends.anneal import cores
+    from formulations.backends.sampling import cores
 
     r = solve_puzzle(CAT, "sa", seed=1, time_limit=20, until_solved=True)
     assert_solved(r, CAT)
@@ -285,7 +285,7 @@ def test_sampler_parameter_overrides_the_default_sweeps():
 
 
 def test_tts99_interval_brackets_the_estimate_and_follows_the_definition():
-    from formulations.stats import tts99_interval, tts99_point
+    from formulations.analysis.stats import tts99_interval, tts99_point
 
     low0, high0 = tts99_interval(0, 50, 0.01)                # no success: bounded below only
     assert 0.01 < low0 < math.inf and high0 == math.inf
@@ -344,7 +344,7 @@ def test_a_tabu_budget_keeps_its_read_length_and_samples_batch_after_batch():
     # another; sharing the whole limit among one batch's reads made every read of a solved run
     # last until the limit (on janko 25x25 at 60 s: 4/10 solved, median 58 s, against 6/10,
     # median 11 s with 1 s reads)
-    from backends.anneal import TABU_TIMEOUT_MS
+    from formulations.backends.sampling import TABU_TIMEOUT_MS
 
     r = solve_puzzle(IMPOSSIBLE, "tabu", reads=2, seed=1, time_limit=4, until_solved=True,
                      workers=1)
@@ -367,7 +367,7 @@ def test_an_unsolved_budget_run_reports_the_best_of_all_its_batches():
 
 
 def test_tabu_tenure_follows_the_model_size_unless_given():
-    from backends.anneal import tabu_tenure
+    from formulations.backends.sampling import tabu_tenure
 
     assert [tabu_tenure(n) for n in (8, 80, 800, 1600, 4000)] == [2, 20, 20, 40, 100]
     r = solve_puzzle(CAT, "tabu", seed=4, reads=2, use_x=False, params={"timeout": 5000})

@@ -1,18 +1,17 @@
-"""``backends.anneal.BATCH_OBSERVERS``: every batch of a time-budget run is reported with the
+"""``formulations.backends.sampling.BATCH_OBSERVERS``: every batch of a time-budget run is reported with the
 constraints its best sample breaks (the web solver's live view), and nothing when no one listens."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("dimod")
 pytest.importorskip("dwave.samplers")
 
-from backends import anneal  # noqa: E402
+from formulations.backends import sampling as anneal  # noqa: E402
 from formulations import read_puzzle, solve_puzzle  # noqa: E402
 
-PUZZLES = Path(__file__).resolve().parents[1] / "puzzles"
+from helpers import PUZZLES
 
 
 def test_batches_are_observed_with_their_broken_constraints():
@@ -27,6 +26,11 @@ def test_batches_are_observed_with_their_broken_constraints():
     for batch, broken in seen:
         assert batch["reads"] >= 1
         assert (batch["best_energy"] == 0) == (broken == [])  # energy 0 exactly when valid
+        # the batch's energies, each with the reads that reached it (the live chart's data)
+        energies = batch["energies"]
+        assert sum(c for _, c in energies) == batch["reads"]
+        assert energies[0][0] == batch["best_energy"]
+        assert [e for e, _ in energies] == sorted({e for e, _ in energies})
     best = min(b["best_energy"] for b, _ in seen)
     assert result.energy == best
     if result.solved:

@@ -20,7 +20,7 @@ pytest.importorskip("dwave.samplers")
 
 from formulations.harness.study import RecordFile, Task, measure, task_from_dict
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 BENCH = ROOT / "bench"
 
 

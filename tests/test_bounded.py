@@ -12,23 +12,18 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS_DIR
+from helpers import CORPUS_DIR, ROOT
+from helpers import run_cli as run
 
-import backends
+from formulations import backends
 from formulations.io.writers import write_non
 from formulations.puzzle import puzzle_from_grid
 from formulations.testing.stopwatch import Stopwatch
 
-ROOT = Path(__file__).resolve().parents[1]
 CAT = str(ROOT / "puzzles" / "cat15.txt")
 IMPOSSIBLE = str(ROOT / "puzzles" / "impossible3.txt")
 INSTALLED = backends.available_backends()
 CORPUS = CORPUS_DIR  # ../shared/corpus, or NONOGRAM_CORPUS
-
-
-def run(*args: str, timeout: float = 120, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "formulations.solve", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout, **kw)
 
 
 def one_json(p: subprocess.CompletedProcess) -> dict:

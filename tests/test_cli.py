@@ -2,21 +2,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from formulations.puzzle import check_grid, grid_from_strings
 from formulations.io import read_puzzle
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "formulations.solve", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=120)
+from helpers import ROOT
+from helpers import run_cli as run
 
 
 def test_cat15_json_is_one_object_with_the_documented_keys():
@@ -135,6 +128,6 @@ def test_export_bqm_writes_files_that_dimod_reads(tmp_path):
 def test_list_backends_names_every_registered_backend():
     p = run("--list-backends")
     assert p.returncode == 0
-    import backends
+    from formulations import backends
     for name in backends.names():
         assert name in p.stdout

@@ -10,23 +10,13 @@ from pathlib import Path
 
 import pytest
 
-import backends
+from formulations import backends
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT, one_line_error
+from helpers import run_cli as run
 HEART = str(ROOT / "puzzles" / "heart5.txt")
 CAT = str(ROOT / "puzzles" / "cat15.txt")
 INSTALLED = backends.available_backends()
-
-
-def run(*args: str, module: str = "formulations.solve", **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=180, **kw)
-
-
-def one_line_error(p: subprocess.CompletedProcess) -> str:
-    lines = p.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in p.stderr, p.stderr
-    return lines[0]
 
 
 # -- --param and backend options ----------------------------------------------------------------
@@ -162,7 +152,7 @@ def test_the_input_cap_is_shown_in_bytes_when_small():
 # -- the ladder's budget --------------------------------------------------------------------------
 
 def test_ladder_cell_has_a_default_budget():
-    from backends.ladder import DEFAULT_BUDGET_S
+    from formulations.backends.ladder import DEFAULT_BUDGET_S
 
     p = run(CAT, "--backend", "ladder:cell", "--json")  # cell backtracking: minutes on the cat
     record = json.loads(p.stdout)

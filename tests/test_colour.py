@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import assert_rejected
+from helpers import assert_rejected, PUZZLES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,7 +22,6 @@ from formulations.results import Status
 from formulations.solving import solve_puzzle
 from formulations.io.writers import write_text
 
-PUZZLES = Path(__file__).resolve().parents[1] / "puzzles"
 R, B, G = 2, 3, 4  # colour indices in declaration order
 
 

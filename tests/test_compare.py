@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from backends import available_backends
+from formulations.backends import available_backends
 from formulations import harness as cmp
 from formulations.show.plots import parse_grid
 from formulations.puzzle import check_grid
 from formulations.results import Status
 from formulations.io import read_puzzle
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 TINY = [ROOT / "puzzles" / "heart5.txt", ROOT / "puzzles" / "cross5.txt"]
 SEEDS = [0, 1]
 
@@ -231,7 +231,7 @@ def test_a_dead_workers_exit_status_is_read_after_it_is_reaped():
     import multiprocessing
     import threading
 
-    from formulations.workers import exit_text, reaped_exit_code
+    from formulations.runtime.workers import exit_text, reaped_exit_code
 
     ctx = multiprocessing.get_context("fork")
     for _ in range(150):  # a plain join() left the status unknown about once in 200 here

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import itertools
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,9 +17,9 @@ from formulations.solving import solve_puzzle
 pytest.importorskip("ortools")
 from ortools.sat.python import cp_model  # noqa: E402
 
-from backends.cpsat import to_cpsat  # noqa: E402
+from formulations.backends.cpsat import to_cpsat  # noqa: E402
 
-PUZZLES = Path(__file__).resolve().parents[1] / "puzzles"
+from helpers import PUZZLES
 
 
 def all_solutions(model: Model) -> set[tuple[int, ...]]:
@@ -125,7 +124,7 @@ def test_cpsat_parameters_pass_through_and_bad_ones_are_refused():
 
 
 def test_cpsat_gets_the_model_without_x_unless_the_caller_chooses():
-    from backends.base import Backend
+    from formulations.backends.base import Backend
     from formulations.results import RawAnswer
 
     cat = read_puzzle(PUZZLES / "cat15.txt")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,7 +16,8 @@ from formulations import build_model, read_puzzle, solve_lines  # noqa: E402
 from formulations.model import export_cqm, to_cqm  # noqa: E402
 from formulations.puzzle import puzzle_from_grid  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT  # noqa: E402
+
 PUZZLES = ["cat15", "flag_colour6", "flower_colour8"]
 
 

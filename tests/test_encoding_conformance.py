@@ -4,11 +4,10 @@ checked by the package. A heuristic may miss a solution; none may report a wrong
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
 
 import pytest
 
-import backends
+from formulations import backends
 from formulations.io import read_puzzle
 from formulations.model import ENCODINGS
 from formulations.puzzle import check_grid, puzzle_from_grid
@@ -16,7 +15,7 @@ from formulations.results import ModelRefused, Status
 from formulations.solving import solve_puzzle
 from formulations.testing import conformance
 
-PUZZLES = Path(__file__).resolve().parents[1] / "puzzles"
+from helpers import PUZZLES
 INSTALLED = backends.available_backends()
 if importlib.util.find_spec("openjij") is not None:
     INSTALLED = INSTALLED + ["dimod:openjij:SASampler"]

@@ -8,7 +8,6 @@ import itertools
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,8 +21,7 @@ from formulations.io import read_puzzle
 from formulations.results import BackendError, Status
 from formulations.solving import solve_puzzle
 
-ROOT = Path(__file__).resolve().parents[1]
-PUZZLES = ROOT / "puzzles"
+from helpers import PUZZLES, ROOT
 OTHERS = [e for e in ENCODINGS if e != "order"]
 MAX_ENUMERATED = 20  # 2^20 assignments
 
@@ -126,7 +124,7 @@ def cpsat_grids(nm) -> list:
     pytest.importorskip("ortools")
     from ortools.sat.python import cp_model
 
-    from backends.cpsat import to_cpsat
+    from formulations.backends.cpsat import to_cpsat
 
     grids: list = []
 
@@ -289,7 +287,7 @@ def test_solve_cli_encoding():
 
 
 def test_route_and_sweep_treat_the_encoding_as_a_model_switch():
-    from backends import get_backend
+    from formulations.backends import get_backend
     from formulations.harness.jobs import Job, PuzzleRef, plan_jobs, resolve_backends
     from formulations.harness.sweep import expand_options
     from formulations.options import route
@@ -346,7 +344,7 @@ def test_compare_sweeps_the_encoding(tmp_path):
 def test_the_other_builders_read_the_deadline_line_by_line(encoding):
     from formulations.testing.stopwatch import Stopwatch
 
-    from formulations.clock import Deadline, OutOfTime
+    from formulations.runtime.clock import Deadline, OutOfTime
     from formulations.model import build_model as build
 
     # 80x80 lines of "1 1": one-hot has ~3,000 clash pairs a line, 460k constraints in all

@@ -14,14 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import load_bench
+from helpers import load_bench, ROOT
 
 pytest.importorskip("dwave.samplers")
 
 from formulations.harness.study import RecordFile, Task, measure  # noqa: E402
-from formulations.optimal import LadderData  # noqa: E402
+from formulations.analysis.optimal import LadderData  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "bench" / "encodings_tts.py"
 TINY = ["--encodings", "order,onehot", "--samplers", "sa", "--scales", "1,2",
         "--betas", "1:10,0.3:10", "--reads", "10", "--budget", "0.2", "--tune-reads", "10",

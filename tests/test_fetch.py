@@ -5,21 +5,17 @@ paths, 404s and saving the page."""
 from __future__ import annotations
 
 import json
-import os
 import socket
-import subprocess
-import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 
-from formulations.fetch import FetchError, fetch_page, fetch_puzzle, fetch_with_goal, parse_source
+from formulations.io.fetch import FetchError, fetch_page, fetch_puzzle, fetch_with_goal, parse_source
 from formulations.io import read_puzzle
 from formulations.testing.nonograms_org import encode_grid, page
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import run_cli as _solve
 COLOUR = encode_grid([[1, 2, 0], [0, 2, 2]], ["#ff0000", "#000000"], puzzle_id=4374, seed=1)
 BW = encode_grid([[1, 1, 0], [0, 1, 1], [1, 0, 1]], ["#000000"], puzzle_id=4353, seed=2)
 
@@ -115,12 +111,6 @@ def test_server_that_never_answers():
         assert "no answer within 0.5 s" in _offline_message(info)
     finally:
         listener.close()
-
-
-def _solve(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "formulations.solve", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120,
-                          env={**os.environ, **(env or {})})
 
 
 def test_command_line_offline_is_one_line():

@@ -22,7 +22,7 @@ from formulations.io import read_puzzle
 from formulations.io.writers import write_non, write_text
 from formulations.puzzle import Puzzle, PuzzleError, puzzle_from_grid
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 SEED = 20261201
 PER_FORMAT = 45
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import pytest
-from conftest import load_bench
+from helpers import load_bench, ROOT
 
-from backends import available_backends
+from formulations.backends import available_backends
 from formulations.generate import (Generated, make_unique, random_grid, unique_puzzle,
                                    write_janko)
 from formulations.harness.study import load
@@ -19,7 +18,6 @@ from formulations.io import iter_janko
 from formulations.lines.search import solve_lines
 from formulations.puzzle import check_grid, puzzle_from_grid
 
-ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "bench" / "generated" / "unique.json"
 SIZES = {"35x35": 20, "40x40": 20}
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 
 
 def _modules() -> dict[str, Path]:
     out = {}
-    for path in [*(ROOT / "formulations").rglob("*.py"), *(ROOT / "backends").rglob("*.py")]:
+    for path in (ROOT / "formulations").rglob("*.py"):
         parts = path.relative_to(ROOT).with_suffix("").parts
         out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     for path in (ROOT / "formulations").rglob("*.c"):  # compiled extensions import nothing here

@@ -8,13 +8,12 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
-import backends
+from formulations import backends
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 CAT = str(ROOT / "puzzles" / "cat15.txt")
 INSTALLED = backends.available_backends()
 

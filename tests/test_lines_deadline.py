@@ -8,7 +8,7 @@ import itertools
 
 import pytest
 
-from formulations.clock import Deadline, OutOfTime
+from formulations.runtime.clock import Deadline, OutOfTime
 from formulations.lines import search
 from formulations.puzzle import Puzzle
 

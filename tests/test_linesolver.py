@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import itertools
 import random
-from pathlib import Path
 
 import pytest
 
@@ -13,7 +12,7 @@ from formulations.puzzle import Block, Puzzle, check_grid, line_runs, make_clue,
 from formulations.results import Status
 from formulations.solving import solve_puzzle
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 CAT_ROWS = [[], [1, 1], [2, 2], [3, 3], [13], [13], [2, 5, 2], [2, 5, 2], [13], [6, 6], [5, 5],
             [11], [9], [5], []]
 CAT_COLS = [[], [10], [10], [3, 5], [2, 5], [10], [6, 3], [5, 3], [6, 3], [10], [2, 5], [3, 5],

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import numpy as np
 from hypothesis import given, settings, strategies as st
@@ -11,7 +10,6 @@ from formulations.model import build_model
 from formulations.model import Model, Sense
 from formulations.puzzle import Puzzle, check_grid, puzzle_from_grid
 
-ROOT = Path(__file__).resolve().parents[1]
 CAT_ROWS = [[], [1, 1], [2, 2], [3, 3], [13], [13], [2, 5, 2], [2, 5, 2], [13], [6, 6], [5, 5],
             [11], [9], [5], []]
 CAT_COLS = [[], [10], [10], [3, 5], [2, 5], [10], [6, 3], [5, 3], [6, 3], [10], [2, 5], [3, 5],

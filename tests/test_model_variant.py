@@ -6,15 +6,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 import formulations as nf
-from backends import get_backend
+from formulations.backends import get_backend
 from formulations.harness import plan_jobs, resolve_backends, load_puzzles
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 HEART = ROOT / "puzzles" / "heart5.txt"
 
 pytest.importorskip("dimod")

@@ -7,14 +7,13 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("dimod")
 pytest.importorskip("dwave.samplers.sqa")
 
-import backends  # noqa: E402
+from formulations import backends  # noqa: E402
 from formulations.io import read_puzzle  # noqa: E402
 from formulations.model import build_model  # noqa: E402
 from formulations.model.penalty import lower  # noqa: E402
@@ -23,7 +22,7 @@ from formulations.results import BackendError, Status  # noqa: E402
 from formulations.solving import solve_puzzle  # noqa: E402
 from formulations.testing import conformance  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 CAT = ROOT / "puzzles" / "cat15.txt"
 HEART = read_puzzle(ROOT / "puzzles" / "heart5.txt")
 IMPOSSIBLE = read_puzzle(ROOT / "puzzles" / "impossible3.txt")
@@ -106,7 +105,7 @@ def test_a_time_budget_doubles_the_length_until_a_verified_grid(backend):
 
 
 def test_the_transverse_field_reaches_the_simulator_and_is_checked():
-    from backends.more_samplers import FieldAnnealingSampler
+    from formulations.backends.more_samplers import FieldAnnealingSampler
 
     pen = lower(build_model(HEART, use_x=False))
     bqm = pen.to_bqm(labels="index")

@@ -2,11 +2,11 @@
 copies carry their outputs so a reader sees the pictures without running them."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
-NB_DIR = Path(__file__).resolve().parents[1] / "notebooks"
+from helpers import ROOT
+NB_DIR = ROOT / "notebooks"
 NOTEBOOKS = ["compare_backends.ipynb", "annealing_study.ipynb", "ladder.ipynb",
              "researcher.ipynb", "encodings.ipynb"]
 
@@ -95,7 +95,7 @@ def test_committed_registry_outputs_match_the_code(name, monkeypatch):
 
 
 def test_the_registry_cell_lists_every_registered_backend():
-    import backends
+    from formulations import backends
 
     nb = nbformat.read(NB_DIR / "compare_backends.ipynb", as_version=4)
     shown = "".join(o.get("text", "") for c in _tagged(nb, "registry") for o in c.outputs)
@@ -106,8 +106,8 @@ def test_the_registry_cell_lists_every_registered_backend():
 def test_the_sa_description_states_the_code_s_default_schedule():
     # the description (shown by --list-backends and the notebooks) quotes sa's sweeps on cat15
     pytest.importorskip("dimod")
-    from backends import get_backend
-    from backends.anneal import auto_sweeps
+    from formulations.backends import get_backend
+    from formulations.backends.sampling import auto_sweeps
     from formulations.io import read_puzzle
     from formulations.model import build_model
 

@@ -9,17 +9,15 @@ import json
 import math
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from backends import available_backends
+from formulations.backends import available_backends
 from formulations import harness as cmp
 from formulations.harness.records import FIELDS, CsvSink, puzzle_trials
 from formulations.results import tts99
 
-ROOT = Path(__file__).resolve().parents[1]
-PUZZLES = ROOT / "puzzles"
+from helpers import PUZZLES, ROOT
 
 
 def _need(*names: str) -> None:
@@ -166,7 +164,7 @@ def test_the_cpu_clock_counts_a_finished_worker_process():
     import multiprocessing as mp
     import time
 
-    from formulations.cputime import cpu_seconds
+    from formulations.runtime.cputime import cpu_seconds
 
     if "fork" not in mp.get_all_start_methods():
         pytest.skip("needs fork")

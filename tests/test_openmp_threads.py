@@ -19,7 +19,7 @@ pytest.importorskip("openjij")
 pytest.importorskip("threadpoolctl")
 pytest.importorskip("dimod")
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 
 SCRIPT = textwrap.dedent("""
     import json, sys, time

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from formulations.optimal import (
+from formulations.analysis.optimal import (
     LadderData,
     extend_ladder,
     fit_scaling,
@@ -15,7 +15,7 @@ from formulations.optimal import (
     ladder_length,
     optimal_tts,
 )
-from formulations.stats import repeats_for
+from formulations.analysis.stats import repeats_for
 
 T_SWEEP = 1e-5   # CPU seconds per sweep of one read
 

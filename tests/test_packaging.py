@@ -5,13 +5,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 HEAVY = ("ortools", "dimod", "dwave", "pyqbpp", "matplotlib", "distributed")
 
 
 def test_importing_the_package_and_registry_loads_no_solver():
     code = ("import sys, formulations, formulations.solve, formulations.compare, "
-            "formulations.testing.conformance, formulations.show.plots, backends\n"
+            "formulations.testing.conformance, formulations.show.plots\n"
+            "from formulations import backends\n"
             "backends.all_backends(); backends.get_backend('ladder:cell')\n"
             f"print([m for m in sys.modules if m.split('.')[0] in {HEAVY!r}])")
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
@@ -21,8 +22,8 @@ def test_importing_the_package_and_registry_loads_no_solver():
 
 
 def test_no_module_is_named_after_a_package_it_wraps():
-    names = {f.stem for d in ("formulations", "backends") for f in (ROOT / d).rglob("*.py")}
-    names |= {f.name for d in ("formulations", "backends") for f in (ROOT / d).rglob("*") if f.is_dir()}
+    names = {f.stem for f in (ROOT / "formulations").rglob("*.py")}
+    names |= {f.name for f in (ROOT / "formulations").rglob("*") if f.is_dir()}
     assert len(names) > 30  # the whole tree was seen
     assert not names & {"ortools", "dimod", "dwave", "pyqbpp", "qbpp", "matplotlib", "distributed",
                         "openjij", "dask", "numpy", "pandas"}
@@ -34,17 +35,15 @@ def test_the_layers_import_only_downwards():
     # A module may import its own layer or a lower one, never a higher one (no import circles).
     import ast
 
-    layer = {"puzzle": 0, "results": 0, "options": 0, "workers": 0, "clock": 0, "stats": 0,
-             "optimal": 0, "cputime": 0,
-             "io": 1, "model": 1, "lines": 1, "fetch": 2, "backends": 2, "solving": 3, "testing": 4,
+    layer = {"puzzle": 0, "results": 0, "options": 0, "runtime": 0, "analysis": 0,
+             "io": 1, "model": 1, "lines": 1, "backends": 2, "solving": 3, "testing": 4,
              "harness": 4, "show": 4, "solve": 5,
              "compare": 5, "serve": 5, "generate": 5, "__init__": 6}
 
     def place(path: Path) -> str:
-        rel = path.relative_to(ROOT).with_suffix("").parts
-        return "backends" if rel[0] == "backends" else rel[1]
+        return path.relative_to(ROOT).with_suffix("").parts[1]
 
-    for path in [*(ROOT / "formulations").rglob("*.py"), *(ROOT / "backends").rglob("*.py")]:
+    for path in (ROOT / "formulations").rglob("*.py"):
         here = place(path)
         pkg = path.relative_to(ROOT).with_suffix("").parts[:-1]
         for node in ast.walk(ast.parse(path.read_text())):
@@ -59,9 +58,36 @@ def test_the_layers_import_only_downwards():
             else:
                 continue
             base = tuple(b for b in base if b)
-            if not base or base[0] not in ("formulations", "backends"):
+            if not base or base[0] != "formulations":
                 continue
-            there = "backends" if base[0] == "backends" else (base[1] if len(base) > 1 else "__init__")
+            there = base[1] if len(base) > 1 else "__init__"
             if here == there or (path.name == "__init__.py" and path.parent.name == "formulations"):
                 continue
             assert layer[there] <= layer[here], f"{path.relative_to(ROOT)} imports {'.'.join(base)}"
+
+
+def test_the_package_top_holds_few_loose_modules():
+    # Modules are grouped by what they are for (runtime, analysis, io, model, lines, backends,
+    # harness, show, serve, testing); the top keeps the pipeline's entry points and its values.
+    loose = sorted(p.stem for p in (ROOT / "formulations").glob("*.py")
+                   if p.stem not in ("__init__", "__main__"))
+    assert "solving" in loose  # the folder was read
+    assert len(loose) <= 8, loose
+
+
+def test_no_module_imports_another_modules_private_name():
+    # A name starting with one underscore is its module's own; what others need is public
+    # (the sampler pipeline's plans, the CP-SAT parameter setter, ...).
+    import ast
+
+    seen, bad = 0, []
+    for folder in ("formulations", "bench", "tests"):
+        for path in (ROOT / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+                    seen += 1
+                    bad += [f"{path.relative_to(ROOT)}:{node.lineno} {a.name}" for a in node.names
+                            if a.name.startswith("_") and not a.name.startswith("__")
+                            and a.name != "_core"]  # the compiled core, a module of its package
+    assert seen > 200  # the trees were read
+    assert bad == []

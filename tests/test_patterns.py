@@ -3,7 +3,6 @@ The automaton accepts exactly the lines that show the clue; posting it changes n
 from __future__ import annotations
 
 from itertools import product
-from pathlib import Path
 
 import pytest
 
@@ -14,7 +13,7 @@ from formulations.puzzle import Puzzle, check_grid, line_runs
 from formulations.results import Status
 from formulations.solving import solve_puzzle
 
-PUZZLES = Path(__file__).resolve().parents[1] / "puzzles"
+from helpers import PUZZLES
 
 
 def accepts(lengths, word) -> bool:

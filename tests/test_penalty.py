@@ -16,7 +16,6 @@ from formulations.model.penalty import (DEFAULT_WEIGHTS, FAMILIES, check_weights
                                   penalty_terms, to_bqm)
 from formulations.puzzle import Puzzle, check_grid, grid_from_strings, puzzle_from_grid
 
-ROOT = Path(__file__).resolve().parents[1]
 ODD_WEIGHTS = {"monotone": 1.5, "order": 2.75, "link": 0.3}  # non-dyadic on purpose
 CAT_ROWS = [[], [1, 1], [2, 2], [3, 3], [13], [13], [2, 5, 2], [2, 5, 2],
             [13], [6, 6], [5, 5], [11], [9], [5], []]

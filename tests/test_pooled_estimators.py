@@ -9,7 +9,7 @@ import math
 import pytest
 
 from formulations.harness.study import pooled
-from formulations.optimal import LadderData, optimal_tts
+from formulations.analysis.optimal import LadderData, optimal_tts
 
 
 def _rec(inst, length, successes, reads, cpu, seed=0):

@@ -45,7 +45,7 @@ def cpsat_solutions(nm) -> set:
     pytest.importorskip("ortools")
     from ortools.sat.python import cp_model
 
-    from backends.cpsat import to_cpsat
+    from formulations.backends.cpsat import to_cpsat
 
     cp = to_cpsat(nm.model)
     grids: set = set()
@@ -238,7 +238,7 @@ def test_line_solvable_puzzle_never_builds_a_model(monkeypatch):
     pre = presolve_puzzle(p)
     assert pre.model.num_variables == 0 and pre.model.num_constraints == 0
     assert pre.variables_before > 10_000
-    from backends import available_backends
+    from formulations.backends import available_backends
 
     for name in available_backends():
         res = solve_puzzle(p, name, presolve=True, unique=name in ("cpsat", "lines"))

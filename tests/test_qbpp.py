@@ -21,12 +21,12 @@ from formulations.solving import solve_puzzle
 
 pytest.importorskip("pyqbpp")
 
-from backends import get_backend  # noqa: E402
-from backends.qbpp_easy import (  # noqa: E402
+from formulations.backends import get_backend  # noqa: E402
+from formulations.backends.qbpp_easy import (  # noqa: E402
     EXHAUSTIVE_MAX_VARIABLES, failure_answer, integer_weights, pyqbpp_energies,
     run_worker)
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 HEART = ROOT / "puzzles" / "heart5.txt"
 CAT = ROOT / "puzzles" / "cat15.txt"
 # Row and column clues each paint 2 cells, yet row 1 "2" needs column 2 which must stay empty.
@@ -164,7 +164,7 @@ def test_easysolver_on_an_infeasible_puzzle_reports_unknown_with_its_best_sample
 def test_a_crashing_worker_becomes_an_error_result():
     # An unknown search keyword makes pyqbpp abort its process: a real SIGABRT in the worker.
     nm = build_model(_read(HEART), use_x=False)
-    from backends.qbpp_easy import model_payload
+    from formulations.backends.qbpp_easy import model_payload
     payload, _ = model_payload(nm.model, {"monotone": 2.0, "order": 2.0, "link": 1.0})
     reply, problem = run_worker({"op": "solve", "solver": "easy", **payload,
                                  "params": {"no_such_keyword": 1}}, timeout=60)
@@ -176,7 +176,7 @@ def test_a_crashing_worker_becomes_an_error_result():
 
 def test_parent_side_timeout_kills_the_worker():
     nm = build_model(INFEASIBLE, use_x=True)
-    from backends.qbpp_easy import model_payload
+    from formulations.backends.qbpp_easy import model_payload
     payload, _ = model_payload(nm.model, {"monotone": 2.0, "order": 2.0, "link": 1.0})
     reply, problem = run_worker({"op": "solve", "solver": "easy", **payload,
                                  "params": {"target_energy": 0, "time_limit": 60}}, timeout=1.5)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_rejected
+from helpers import assert_rejected
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

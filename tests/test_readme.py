@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 README = (ROOT / "README.md").read_text()
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 PYTHON_DOC = (ROOT / "docs" / "python.md").read_text()

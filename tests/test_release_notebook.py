@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 NB = ROOT / "notebooks" / "release.ipynb"
 nbformat = pytest.importorskip("nbformat")
 

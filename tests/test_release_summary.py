@@ -4,13 +4,11 @@ on synthetic records with a known optimum and a known exponential growth."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import load_bench
+from helpers import load_bench, ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 LADDER = [50, 71, 100, 141, 200, 283, 400, 566, 800]
 RATE = 0.004   # TTS99 grows as exp(RATE * cells)
 

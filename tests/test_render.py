@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -12,7 +11,7 @@ from formulations.show.png import save_png
 from formulations.show.text import colour_chars, legend, render_text, rgb
 from formulations.solving import solve_puzzle
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 FLAG = ROOT / "puzzles" / "flag_colour6.txt"
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from formulations import as_frame, load_results, summarize
 from formulations.harness.records import FIELDS, CsvSink, Table
-from formulations.stats import tts99_interval
+from formulations.analysis.stats import tts99_interval
 
 
 def row(**kw):

@@ -12,7 +12,7 @@ import pytest
 dimod = pytest.importorskip("dimod")
 samplers = pytest.importorskip("dwave.samplers")
 
-from backends.sampler_object import dumps, is_sampler, sampler_backend  # noqa: E402
+from formulations.backends.sampler_object import dumps, is_sampler, sampler_backend  # noqa: E402
 from formulations import compare, read_puzzle, solve_lines, solve_puzzle  # noqa: E402
 from formulations.model import build_model  # noqa: E402
 from formulations.results import BackendError, Status  # noqa: E402

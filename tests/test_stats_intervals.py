@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from formulations.stats import repeats_for, tts99_interval, tts99_intervals, tts99_point
+from formulations.analysis.stats import repeats_for, tts99_interval, tts99_intervals, tts99_point
 
 READS, CALLS = 100, 10          # 100 reads in 10 sampler calls of 10
 TRIALS = 4000

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
 
 import pytest
 
@@ -12,9 +11,9 @@ pytest.importorskip("dwave.samplers")
 
 from formulations.harness.study import RecordFile, Task, measure, run_tasks
 from formulations.io import read_puzzle
-from formulations.optimal import LadderData
+from formulations.analysis.optimal import LadderData
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 HOUSE = str(ROOT / "puzzles" / "house10.txt")
 
 
@@ -118,14 +117,14 @@ def test_every_timed_line_solver_call_starts_with_no_remembered_lines(monkeypatc
     from formulations.harness.runner import run_job
     from formulations.lines.engine import cache_info
 
-    real, seen = solving.solve_puzzle, []
+    real, seen = solving.solve, []
 
-    def spy(*args, **kwargs):
+    def spy(*args, **kwargs):  # every entry point solves through solving.solve
         seen.append(cache_info()[0])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(solving, "solve_puzzle", spy)
-    real(read_puzzle(HOUSE), "lines")          # a worker that has solved a puzzle before
+    solving.solve_puzzle(read_puzzle(HOUSE), "lines")  # a worker that has solved a puzzle before
+    monkeypatch.setattr(solving, "solve", spy)
     assert cache_info()[0] > 0
     if through == "study":
         rec = measure(Task("t", "house10", HOUSE, "lines", 0, 0, reads=1, cpu_budget_s=30))
@@ -139,7 +138,7 @@ def test_every_timed_line_solver_call_starts_with_no_remembered_lines(monkeypatc
         assert seen == [0]
         return
     else:
-        row = run_job(Job(PuzzleRef("house10", HOUSE, read_puzzle(HOUSE)), "lines", "{}", 0,
+        row = run_job(Job(PuzzleRef("house10", HOUSE, read_puzzle(HOUSE)), "lines", {}, 0,
                           30.0, None, use_x=None, encoding=None, unique=True))
         assert row["status"] == "solved" and row["unique"] is True
     assert seen == [0, 0]   # the first grid and the uniqueness proof, each from a clear memo

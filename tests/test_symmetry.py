@@ -3,10 +3,9 @@ symmetry maps every solution onto a solution, and the phase never changes a verd
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
-from conftest import CORPUS_DIR
+from helpers import CORPUS_DIR, ROOT
 
 from formulations.io import read_puzzle
 from formulations.model import build_model
@@ -16,10 +15,9 @@ from formulations.puzzle import check_grid, puzzle_from_grid
 from formulations.results import Status
 from formulations.solving import solve_puzzle
 
-import backends
+from formulations import backends
 
 INSTALLED = backends.available_backends()
-ROOT = Path(__file__).resolve().parents[1]
 PUZZLES = sorted((ROOT / "puzzles").glob("*.txt"))
 KNOTTY = CORPUS_DIR / "wolter-survey-xml" / "knotty.xml"
 HARD_MIRROR = CORPUS_DIR / "webpbn-survey-non" / "webpbn-12548.non"

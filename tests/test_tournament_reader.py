@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_rejected
+from helpers import assert_rejected
 from formulations.io import FORMATS, detect_format, read_puzzle, read_puzzles, read_selected
 from formulations.io.tournament import iter_tournament, read_tournament_solutions
 from formulations.puzzle import PuzzleError, check_grid

@@ -18,7 +18,8 @@ from formulations import parse_puzzle, check_grid  # noqa: E402
 from formulations.puzzle import grid_from_cells  # noqa: E402
 from formulations.show.text import colour_chars  # noqa: E402
 
-from web_server import PUZZLES, ROOT, Server, impossible_for_samplers  # noqa: E402
+from helpers import PUZZLES, ROOT  # noqa: E402
+from web_server import Server, impossible_for_samplers  # noqa: E402
 
 CAT = (PUZZLES / "cat15.txt").read_text()
 
@@ -243,3 +244,10 @@ def test_the_package_data_is_declared():
     assert '"formulations.serve" = ["static/*.html", "static/*.css", "static/*.js", ' \
            '"static/examples/*.txt"]' in text
     assert 'nonogram-serve = "formulations.serve.cli:main"' in text
+
+
+def test_the_page_reads_the_format_registry(client):
+    from formulations.io.formats import extensions
+
+    got = client.get("/api/examples").json()
+    assert {e for f in got["formats"] for e in f["extensions"]} == set(extensions())

@@ -20,7 +20,8 @@ pytest.importorskip("uvicorn", reason="the web solver needs the web extra")
 sync_api = pytest.importorskip("playwright.sync_api",
                                reason="the browser tests need playwright (the test extra)")
 
-from web_server import PUZZLES, Server, impossible_for_samplers  # noqa: E402
+from helpers import PUZZLES  # noqa: E402
+from web_server import Server, impossible_for_samplers  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 if not os.path.exists(CHROMIUM):
@@ -186,9 +187,9 @@ def test_two_solutions_shows_the_second(page):
     if SHOTS:
         choose(page, "cpsat", "lines")
         for run in solve_and_wait(page):
-            run.query_selector("[data-show=diff]").click()
-        page.click("#hint")
-        page.wait_for_selector("#board-note.hint")
+            run.query_selector("[data-show=diff]").click()  # the last one clicked: on the board
+        page.wait_for_function("() => document.querySelector('#board-note').textContent"
+                               ".includes('insets')")
         shot(page, "web-two-solutions.png")
 
 

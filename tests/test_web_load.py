@@ -16,7 +16,8 @@ pytest.importorskip("uvicorn", reason="the web solver needs the web extra")
 from formulations import check_grid, parse_puzzle  # noqa: E402
 from formulations.puzzle import grid_from_cells  # noqa: E402
 
-from web_server import PUZZLES, Server  # noqa: E402
+from helpers import PUZZLES  # noqa: E402
+from web_server import Server  # noqa: E402
 
 CLIENTS, PER_CLIENT = 10, 5
 ROUNDS = ("burst", "steady", "burst", "steady")

@@ -10,10 +10,8 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-PUZZLES = ROOT / "puzzles"
+from helpers import ROOT
 
 
 class Server:

@@ -15,7 +15,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from typing import Any, Callable, Sequence
 
 from ..results import BackendError, Status
-from ..workers import child_env, die_with_parent, exit_text, reaped_exit_code
+from formulations.runtime.workers import child_env, die_with_parent, exit_text, reaped_exit_code
 from .jobs import Job
 from .records import record
 from .runner import ping, run_job, worker_init

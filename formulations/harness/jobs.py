@@ -14,7 +14,6 @@ from ..options import MODEL_SWITCHES, route
 from ..puzzle import Puzzle, PuzzleError
 from ..results import BackendError
 
-PUZZLE_SUFFIXES = (".txt", ".non", ".xml", ".pbn", ".nin", ".toml")  # directory scans (not janko .json)
 
 
 @dataclass(frozen=True)
@@ -39,6 +38,7 @@ def load_puzzles(specs: Iterable[str | Path | Puzzle | PuzzleRef],
     A bad file met while scanning a directory is reported through ``warn`` and skipped; a bad
     file named directly raises PuzzleError."""
     from ..io import read_puzzles
+    from ..io.formats import extensions
 
     out: list[PuzzleRef] = []
     for k, spec in enumerate(specs):
@@ -55,8 +55,9 @@ def load_puzzles(specs: Iterable[str | Path | Puzzle | PuzzleRef],
             out.append(select_puzzle(p, key))
             continue
         if p.is_dir():
+            scanned = extensions(scanned=True)  # the format registry's (not janko .json)
             for f in sorted(q for q in p.rglob("*") if q.is_file()
-                            and q.suffix.lower() in PUZZLE_SUFFIXES):
+                            and q.suffix.lower() in scanned):
                 try:
                     out.extend(_file_refs(f, read_puzzles(f)))
                 except PuzzleError as exc:
@@ -87,19 +88,19 @@ class Job:
     ``encoding`` are None for a backend that works on the puzzle (no model)."""
     ref: PuzzleRef
     backend: str
-    options: str               # canonical JSON of the backend options
+    options: Mapping[str, Any]  # the backend options, converted (SolveRequest.make checks them)
     seed: int
     time_limit: float | None   # handed to the backend
     kill_after: float | None   # the harness kills the run after this many seconds
     use_x: bool | None = True
     presolve: bool = False
     encoding: str | None = DEFAULT_ENCODING
-    sampler: bytes | None = None  # a pickled sampler object (backends.sampler_object), named backend
+    sampler: bytes | None = None  # a pickled sampler object (formulations.backends.sampler_object), named backend
     unique: bool = False       # also time a uniqueness proof (a second call, complete backends)
 
     @property
     def key(self) -> str:
-        parts = [self.ref.digest, self.backend, self.options, self.use_x, self.presolve,
+        parts = [self.ref.digest, self.backend, self.options_text, self.use_x, self.presolve,
                  self.seed, self.time_limit]
         if self.encoding not in (None, DEFAULT_ENCODING):  # the default keeps the keys it had
             parts.append(self.encoding)
@@ -108,6 +109,11 @@ class Job:
         if self.unique:  # without it the keys stay as they were
             parts.append("unique")
         return hashlib.sha1(json.dumps(parts).encode()).hexdigest()[:16]
+
+    @property
+    def options_text(self) -> str:
+        """The options as canonical JSON: the job's key and the record's ``options`` column."""
+        return canonical_options(self.options)
 
 
 def canonical_options(options: Mapping[str, Any] | None) -> str:
@@ -120,7 +126,7 @@ BackendSpec = str | tuple[str, Mapping[str, Any]] | Any
 
 def lookup_backend(name: str):
     """The registry's Backend (an unknown name raises BackendError listing the valid ones)."""
-    from backends import get_backend
+    from formulations.backends import get_backend
 
     return get_backend(name)
 
@@ -130,7 +136,7 @@ class Variant:
     """A backend with its options; ``use_x``/``presolve``/``encoding`` None = the sweep's default.
     ``uses_model`` is False for a backend that works on the puzzle (x and presolve do not apply)."""
     backend: str
-    options: str               # canonical JSON
+    options: Mapping[str, Any]  # converted by Backend.prepare
     use_x: bool | None = None
     presolve: bool | None = None
     uses_model: bool = True
@@ -151,8 +157,8 @@ def resolve_backends(backends: str | Sequence[BackendSpec],
     per backend name, plus ``"*"`` for options given to every backend that declares them.
     Options go through :func:`formulations.options.route` (declared options, native parameters,
     model switches); unknown names and options raise BackendError before any run."""
-    from backends import available_backends
-    from backends.sampler_object import is_sampler
+    from formulations.backends import available_backends
+    from formulations.backends.sampler_object import is_sampler
 
     if isinstance(backends, str):
         names: list[BackendSpec] = [b.strip() for b in backends.split(",") if b.strip()]
@@ -188,15 +194,16 @@ def resolve_backends(backends: str | Sequence[BackendSpec],
                 check_encoding(model["encoding"])
         except ValueError as exc:
             raise BackendError(str(exc)) from None
-        b.prepare(routed)  # wrong types and bad native parameters fail before any run
+        prepared = b.prepare(routed)  # wrong types and bad native parameters fail before any run
+        routed = {k: prepared[k] for k in routed}  # converted once, as the job will carry them
         if not b.uses_model:
             if model:
                 raise BackendError(f"backend '{name}' works on the puzzle; "
                                    f"{', '.join(model)} do not apply")
-            out.append(Variant(name, canonical_options(routed), uses_model=False,
+            out.append(Variant(name, routed, uses_model=False,
                                supports_unique=b.supports_unique))
             continue
-        out.append(Variant(name, canonical_options(routed), model.get("x"), model.get("presolve"),
+        out.append(Variant(name, routed, model.get("x"), model.get("presolve"),
                            encoding=model.get("encoding"), sampler=payload,
                            default_x=b.model_x(None), supports_unique=b.supports_unique))
     return out
@@ -210,7 +217,7 @@ class _SamplerNames:
         self.names: dict[bytes, str] = {}
 
     def add(self, sampler: Any):
-        from backends.sampler_object import dumps, sampler_backend, sampler_name
+        from formulations.backends.sampler_object import dumps, sampler_backend, sampler_name
 
         payload = dumps(sampler)
         if payload not in self.names:

@@ -53,7 +53,7 @@ class RunRecord:
     message: str
     grid: str                    # rows joined by "/" (one character per cell), "" when none
     palette: str                 # JSON {colour index: "#rrggbb"} of a colour puzzle, "" otherwise
-    # CPU time (formulations.cputime: every thread, waited-for worker processes), the clock of
+    # CPU time (formulations.runtime.cputime: every thread, waited-for worker processes), the clock of
     # the summary's statistics; None in rows written before these columns existed
     build_cpu_s: float | None = None     # model build (+ presolve): set-up
     solve_cpu_s: float | None = None     # the backend call (complete backends: to the first grid)
@@ -112,7 +112,7 @@ def record(job: Job, status: Status | str, *, message: str = "", **values: Any) 
     base: dict[str, Any] = dict(
         key=job.key, puzzle=job.ref.name, source=job.ref.source, digest=job.ref.digest,
         size=f"{p.height}x{p.width}", height=p.height, width=p.width, cells=p.height * p.width,
-        backend=job.backend, options=job.options, use_x=job.use_x, encoding=job.encoding,
+        backend=job.backend, options=job.options_text, use_x=job.use_x, encoding=job.encoding,
         presolve=job.presolve,
         seed=job.seed, time_limit=job.time_limit, status=Status(status).value, verified=False,
         energy=None, success_probability=None, time_s=None, tts_s=None, tts99_s=None,
@@ -288,7 +288,7 @@ def as_frame(rows: Iterable[Mapping[str, Any]]):
 
 def variant_label(row: Mapping[str, Any]) -> str:
     """Backend name plus what distinguishes its variant: options, a model variant other than
-    the backend's own (``x`` or ``no-x``, :meth:`backends.base.Backend.model_x`), presolve, an
+    the backend's own (``x`` or ``no-x``, :meth:`formulations.backends.base.Backend.model_x`), presolve, an
     encoding other than the default."""
     name = row["backend"]
     opts = json.loads(row.get("options") or "{}")
@@ -308,7 +308,7 @@ def variant_label(row: Mapping[str, Any]) -> str:
 def _own_x(backend: str) -> bool:
     """The variant ``backend`` gets when none is chosen (with x for a name not in the registry,
     e.g. a sampler object's)."""
-    from backends import get_backend
+    from formulations.backends import get_backend
 
     try:
         return get_backend(backend).model_x(None)
@@ -321,7 +321,7 @@ def complete_backend(backend: str) -> bool:
     """A backend that decides (proves a grid unique or the clues contradictory): its runs are
     no random trials, so the summary gives it no TTS99 but its CPU to the first grid and to
     the uniqueness proof. Known by ``supports_unique`` or a description saying ``(complete``."""
-    from backends import get_backend
+    from formulations.backends import get_backend
 
     try:
         b = get_backend(backend)
@@ -333,7 +333,7 @@ def complete_backend(backend: str) -> bool:
 def summarize(rows: Iterable[Mapping[str, Any]]) -> Table:
     """Per backend variant (in order of first appearance): runs, solved (verified), other
     statuses, median time of solved runs (wall, build + solve), and the statistics, all in CPU
-    time (:mod:`formulations.cputime`; ``clock`` says ``wall`` for rows written before the CPU
+    time (:mod:`formulations.runtime.cputime`; ``clock`` says ``wall`` for rows written before the CPU
     columns existed):
 
     Samplers (runs with reads): per puzzle, the reads of all its seeds are pooled
@@ -343,8 +343,8 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> Table:
     ``setup_cpu_per_read_s``). TTS99 is then that of the pooled success rate, inf when none
     succeeded. Over puzzles: the median TTS99 (an order statistic, the lower middle one for an
     even count; unsolved puzzles as inf) and, with one puzzle, that puzzle's exact interval
-    (:func:`formulations.stats.tts99_interval`), with several the two-level bootstrap interval
-    of the median (puzzles, then reads; :mod:`formulations.optimal`). ``spin_updates_per_read``:
+    (:func:`formulations.analysis.stats.tts99_interval`), with several the two-level bootstrap interval
+    of the median (puzzles, then reads; :mod:`formulations.analysis.optimal`). ``spin_updates_per_read``:
     the median sweeps x variables.
 
     Complete backends (:func:`complete_backend`): no TTS99 and no interval (a run is no random
@@ -357,8 +357,8 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> Table:
     (solved or not) of its mean CPU, TTS99 and interval as for a sampler's reads."""
     import numpy as np
 
-    from ..optimal import LadderData, optimal_tts
-    from ..stats import tts99_interval
+    from formulations.analysis.optimal import LadderData, optimal_tts
+    from formulations.analysis.stats import tts99_interval
 
     groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for r in rows:

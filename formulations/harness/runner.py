@@ -12,7 +12,7 @@ from typing import Any
 
 from ..puzzle import PuzzleError
 from ..results import BackendError, ModelRefused, RemedyWords, Status
-from ..workers import protocol_stdout
+from formulations.runtime.workers import protocol_stdout
 from .jobs import Job
 from .records import RunRecord, record
 
@@ -21,7 +21,7 @@ def warm(backend: str) -> None:
     """Import what a backend needs before the clock starts (the first solve in a process
     would otherwise pay the solver's import, e.g. ~0.5 s for OR-Tools)."""
     try:
-        from backends import get_backend
+        from formulations.backends import get_backend
         get_backend(backend).available()
     except Exception:
         pass  # the run itself reports the problem
@@ -30,30 +30,27 @@ def warm(backend: str) -> None:
 def run_job(job: Job) -> dict[str, Any]:
     """Run one job and return its row; never raises for a failing run."""
     from ..lines import clear_cache as clear_line_cache
-    from ..solving import solve_puzzle
+    from ..solving import SolveRequest, solve
 
     warm(job.backend)
     t0 = time.perf_counter()
     try:
-        kwargs: dict[str, Any] = dict(json.loads(job.options))
-        if job.presolve:
-            kwargs["presolve"] = True
-        if job.encoding is not None:
-            kwargs["encoding"] = job.encoding
         backend: Any = job.backend
         if job.sampler is not None:  # a sampler object, rebuilt here from its pickle
-            from backends.sampler_object import loads
+            from formulations.backends.sampler_object import loads
             backend = loads(job.sampler, job.backend)
+        request = SolveRequest.make(job.ref.puzzle, backend, options=job.options,
+                                    use_x=job.use_x, presolve=job.presolve,
+                                    encoding=job.encoding, seed=job.seed,
+                                    time_limit=job.time_limit)
         clear_line_cache()  # no puzzle helped by the settled lines of the worker's earlier jobs
-        res = solve_puzzle(job.ref.puzzle, backend, use_x=job.use_x, time_limit=job.time_limit,
-                           seed=job.seed, **kwargs)
+        res = solve(request)
         rec = RunRecord.from_result(job, res, time.perf_counter() - t0)
         if job.unique and res.solved:
             # the uniqueness proof timed apart, as the release times its exact baselines: a
             # second call that finds a grid and proves it unique (or finds another)
             clear_line_cache()  # the proof does not reuse the first call's settled lines
-            proof = solve_puzzle(job.ref.puzzle, backend, use_x=job.use_x,
-                                 time_limit=job.time_limit, seed=job.seed, unique=True, **kwargs)
+            proof = solve(replace(request, unique=True))
             rec = replace(rec, unique=proof.unique, unique_cpu_s=proof.solve_cpu_s)
     except ModelRefused as exc:
         rec = record(job, Status.ERROR, message=exc.advice(SWEEP_WORDS),

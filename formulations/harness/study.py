@@ -30,7 +30,7 @@ import os
 import sys
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -38,13 +38,37 @@ from typing import Any
 
 import numpy as np
 
-from ..cputime import cpu_seconds
+from formulations.backends import plan_of, sampler_names
+from formulations.backends.sampling import rescore
+from formulations.results import BackendError
+from formulations.runtime.cputime import cpu_seconds
 
 RECORD_VERSION = 1
-SAMPLERS = ("sa", "tabu", "openjij-sa", "openjij-sqa", "pimc", "rotor", "pt", "pa")
-LENGTH_UNIT = {"sa": "sweeps", "openjij-sa": "sweeps", "openjij-sqa": "sweeps", "pimc": "sweeps",
-               "rotor": "sweeps", "pt": "sweeps per replica", "pa": "sweeps per member",
-               "tabu": "updates_per_variable"}
+SAMPLERS = tuple(sampler_names(studied=True))
+"""The samplers a study measures: every declared sampler with an anneal length (the sampler
+pipeline's, :mod:`formulations.backends.sampling`)."""
+
+
+class _LengthUnits(Mapping[str, str]):
+    """Each sampler's unit of anneal length, as its plan declares it."""
+
+    def __getitem__(self, name: str) -> str:
+        try:
+            unit = plan_of(name).length_unit
+        except BackendError:
+            raise KeyError(name) from None
+        if unit is None:
+            raise KeyError(name)
+        return unit
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(SAMPLERS)
+
+    def __len__(self) -> int:
+        return len(SAMPLERS)
+
+
+LENGTH_UNIT: Mapping[str, str] = _LengthUnits()
 ENERGY_QUANTILES = (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
 TARGETS = (0, 1, 2, 4, 8, 16, 32, 64)  # energy above the ground state (0): reads at or below
 TABU_TIMEOUT_MS = 10 ** 7               # never reached: the updates bound the read
@@ -84,6 +108,17 @@ class Task:
     beta_range: tuple[float, float] | str | None = None
     params: tuple[tuple[str, Any], ...] | None = None
     time_limit: float | None = None
+    # release 2's count rule (docs/benchmark.md): when ``until_successes`` is set, calls of
+    # exactly ``reads_per_call`` reads until at least ``min_reads`` reads and ``until_successes``
+    # successes, or ``reads`` reads (R_max): never by elapsed CPU, so a record re-runs to the
+    # same reads, successes and energies from its seed. tabu then reads with no wall-clock
+    # timeout and no early stop (every read makes its full ``length x variables`` updates).
+    until_successes: int = 0
+    min_reads: int = 0
+    # a user's dimod sampler by import path (``module:Class``; ``sampler`` is its label) and
+    # the sample() keyword that takes the length (sweeps)
+    sampler_class: str | None = None
+    length_param: str = "num_sweeps"
 
     @property
     def key(self) -> str:
@@ -175,30 +210,26 @@ def load(source: str):
 
 # -- one record ---------------------------------------------------------------------------------
 
-def plan_of(name: str) -> Any:
-    """The sampler plan of backend ``name`` (dwave and OpenJij samplers in backends.anneal; the
-    quantum-annealing simulators, parallel tempering and population annealing in
-    backends.more_samplers): the same sampler and keyword translation the backend uses."""
-    from backends.anneal import _PLANS
-
-    if name in _PLANS:
-        return _PLANS[name]
-    from backends.more_samplers import _PLANS as MORE
-
-    return MORE[name]
-
-
 def _sampler_kwargs(task: Task, sampler: Any, pen: Any, reads: int, seed: int) -> dict:
-    from backends.anneal import _sample_kwargs, tabu_tenure
+    from formulations.backends.sampling import sample_kwargs, tabu_tenure
 
     params = dict(task.params or ())
+    if task.sampler_class:
+        return _custom_kwargs(task, sampler, reads, seed, params)
+    if task.sampler == "tabu" and task.until_successes:
+        # count-deterministic: timeout=None (dwave-samplers: a timeout makes the same seed
+        # differ with the clock's resolution), no energy threshold (a read's work is always
+        # length x variables updates, the unit of its TTS99)
+        return dict(num_reads=reads, seed=seed % 2 ** 31, tenure=tabu_tenure(pen.num_variables),
+                    timeout=None, num_restarts=0, coefficient_z_first=task.length,
+                    lower_bound_z=0) | params
     if task.sampler == "tabu":
         return dict(num_reads=reads, seed=seed % 2 ** 31, tenure=tabu_tenure(pen.num_variables),
                     timeout=TABU_TIMEOUT_MS, num_restarts=0, coefficient_z_first=task.length,
                     lower_bound_z=0,
                     energy_threshold=-pen.offset + 1e-9 * max(1.0, abs(pen.offset))) | params
     own = task.beta_range == "sampler"
-    kw = _sample_kwargs(plan_of(task.sampler), sampler, pen, seed=seed, reads=reads,
+    kw = sample_kwargs(plan_of(task.sampler), sampler, pen, seed=seed, reads=reads,
                         sweeps=task.length, beta_schedule=None, params=params or None,
                         beta_range=None if own or task.beta_range is None else task.beta_range)
     if own:  # the sampler's own default range, not the backend's scaled one
@@ -207,13 +238,95 @@ def _sampler_kwargs(task: Task, sampler: Any, pen: Any, reads: int, seed: int) -
     return kw
 
 
+@dataclass(frozen=True)
+class _Prepared:
+    """A puzzle's model, penalty, BQM and energy scorer, with what building them cost."""
+    nm: Any
+    pen: Any
+    bqm: Any
+    scorer: Callable[[np.ndarray], np.ndarray]
+    setup_cpu: float
+    setup_wall: float
+
+
+@lru_cache(maxsize=64)
+def _prepared(source: str, use_x: bool, encoding: str, weights: tuple | None) -> _Prepared:
+    """Release 2's records of a puzzle at its many lengths share one model per worker process:
+    the set-up was 3-5 % of a 15x15 record's sampling at its optimal lengths (kept in the
+    record as it cost when built)."""
+    from ..model import build_model
+    from ..model.penalty import penalty_terms
+
+    c0, w0 = time.process_time(), time.perf_counter()
+    nm = build_model(load(source), use_x=use_x, encoding=encoding)
+    terms = penalty_terms(nm)
+    pen = terms.weighted({k: v for k, v in weights if k in terms.family_names}
+                         if weights else None)
+    bqm = pen.to_bqm(labels="index")
+    scorer = exact_scorer(pen)
+    return _Prepared(nm, pen, bqm, scorer, time.process_time() - c0, time.perf_counter() - w0)
+
+
+def exact_scorer(pen: Any) -> Callable[[np.ndarray], np.ndarray]:
+    """The reads' penalty energies: from the aggregated QUBO (one sparse product) and, for every
+    read that comes out near 0, the package's exact family sums (``pen.energies``), so a success
+    is exactly what :meth:`energies` calls 0. Rounded to 1e-9: the aggregated sum's float error
+    is far below it, the smallest non-zero penalty far above it."""
+    import scipy.sparse as sp
+
+    n = pen.num_variables
+    Q = sp.csr_matrix((np.asarray(pen.qv, float), (np.asarray(pen.qi), np.asarray(pen.qj))),
+                      shape=(n, n))
+    lin = np.asarray(pen.linear, float)
+    tol = 1e-6 * max(1.0, abs(float(pen.offset)))
+
+    def score(X: np.ndarray) -> np.ndarray:
+        Xf = X.astype(np.float64)
+        e = Xf @ lin + float(pen.offset) + np.einsum("ij,ij->i", np.asarray(Q.dot(Xf.T).T), Xf)
+        near = np.flatnonzero(np.abs(e) < tol)
+        if len(near):
+            e[near] = pen.energies(X[near])
+        return np.round(e, 9)
+
+    return score
+
+
+def _seed_modulus(task: Task) -> int:
+    """The seed's range as :func:`_sampler_kwargs` maps it (tabu and a user's sampler: 2^31)."""
+    from ..backends.sampling import SEED_LIMIT
+
+    return 2 ** 31 if task.sampler_class or task.sampler == "tabu" else SEED_LIMIT
+
+
+def _custom_kwargs(task: Task, sampler: Any, reads: int, seed: int, params: dict) -> dict:
+    """A user's sampler: reads, seed (when it takes one), the length under ``length_param`` and
+    the user's parameters (values parsed as the command line parses them)."""
+    from ..backends.sampling import sampler_parameters
+    from ..options import parse_value
+
+    accepted = sampler_parameters(sampler)
+    kw: dict[str, Any] = {"num_reads": reads}
+    if accepted is None or "seed" in accepted:
+        kw["seed"] = seed % 2 ** 31
+    kw[task.length_param] = task.length
+    return kw | {k: parse_value(v) if isinstance(v, str) else v for k, v in params.items()}
+
+
+def make_custom(path: str) -> Any:
+    """An instance of the dimod sampler class at ``module:Class`` (no arguments)."""
+    import importlib
+
+    module, _, name = path.partition(":")
+    if not module or not name:
+        raise ValueError(f"a sampler class is module:Class, got {path!r}")
+    return getattr(importlib.import_module(module), name)()
+
+
 def _zero_length(task: Task, kw: dict) -> dict | None:
     """The same call with no annealing (the per-call overhead), where the sampler allows it."""
-    if task.sampler == "tabu":
-        return {**kw, "coefficient_z_first": 0}
-    if task.sampler in ("sa", "openjij-sa"):
-        return {**kw, "num_sweeps": 0}
-    return None
+    if task.sampler_class:
+        return None
+    return plan_of(task.sampler).zero_length_kwargs(kw)
 
 
 EXACT = ("cpsat", "lines")  # exact baselines: one trial per record, length 0
@@ -271,8 +384,10 @@ def measure(task: Task) -> dict[str, Any]:
         return measure_budget(task)
     if task.sampler in EXACT:
         return measure_exact(task)
-    from backends.anneal import openmp_threads
+    from formulations.backends.sampling import openmp_threads
 
+    if task.sampler_class:
+        return _measure_sampler(task)
     with openmp_threads(plan_of(task.sampler)):  # OpenJij on one thread, as its backend
         return _measure_sampler(task)
 
@@ -284,6 +399,7 @@ def _measure_sampler(task: Task) -> dict[str, Any]:
 
     puzzle = load(task.source)
     c0, w0 = time.process_time(), time.perf_counter()
+    start_wall, start_cpu = w0, c0
     if task.presolve:  # line solving first: the sampler gets only what it leaves open
         from ..model.presolve import presolve_puzzle
         nm = presolve_puzzle(puzzle, use_x=task.use_x)
@@ -292,16 +408,24 @@ def _measure_sampler(task: Task) -> dict[str, Any]:
                 "reads": 0, "successes": 0, "verified": nm.solved, "presolved": True,
                 "variables": 0, "setup_cpu_s": round(time.process_time() - c0, 6),
                 "cpu_s": 0.0, "call_cpu_s": [], "call_reads": []}
+    elif task.until_successes:   # release 2: the model once per puzzle and worker (cached)
+        prep = _prepared(task.source, task.use_x, task.encoding, task.weights)
+        nm, pen, bqm, scorer = prep.nm, prep.pen, prep.bqm, prep.scorer
     else:
         nm = build_model(puzzle, use_x=task.use_x, encoding=task.encoding)
-    # a study's weights name its encoding's families; a puzzle may lack one (no line with two
-    # blocks: no clash pair), whose weight then has nothing to weigh
-    terms = penalty_terms(nm)
-    pen = terms.weighted({k: v for k, v in task.weights if k in terms.family_names}
-                         if task.weights else None)
-    bqm = pen.to_bqm(labels="index")
-    sampler = plan_of(task.sampler).make()
+    if task.presolve or not task.until_successes:
+        # a study's weights name its encoding's families; a puzzle may lack one (no line with
+        # two blocks: no clash pair), whose weight then has nothing to weigh
+        terms = penalty_terms(nm)
+        pen = terms.weighted({k: v for k, v in task.weights if k in terms.family_names}
+                             if task.weights else None)
+        bqm = pen.to_bqm(labels="index")
+        scorer = None
+    sampler = make_custom(task.sampler_class) if task.sampler_class else \
+        plan_of(task.sampler).make()
     setup_cpu, setup_wall = time.process_time() - c0, time.perf_counter() - w0
+    if scorer is not None:   # the set-up as it cost when the model was built (the comparisons')
+        setup_cpu, setup_wall = setup_cpu + prep.setup_cpu, setup_wall + prep.setup_wall
     n = pen.num_variables
 
     call_cpu: list[float] = []
@@ -314,19 +438,36 @@ def _measure_sampler(task: Task) -> dict[str, Any]:
     est = read_seconds(task.sampler, task.length, n, len(pen.qv))
     fit = int(task.cpu_budget_s / max(1, task.min_calls) / max(est, 1e-9))
     per_call = max(1, min(task.reads_per_call, task.reads, fit))
+    counted = task.until_successes > 0   # release 2: the count rule decides every call
+    if counted:
+        per_call = task.reads_per_call
     call = 0
     while sum(call_reads) < task.reads:
         want = min(per_call, task.reads - sum(call_reads))
-        kw = _sampler_kwargs(task, sampler, pen, want, task.seed * 1000 + call)
+        # release 2's calls start at seed 1: dwave-samplers' path-integral sampler draws a
+        # random seed for seed=0 (four calls with seed=0 gave four sample sets; 1 and 5 repeat)
+        call_seed = task.seed * 1000 + call + (1 if counted else 0)
+        if not counted or call == 0:
+            kw = kw0 = _sampler_kwargs(task, sampler, pen, want, call_seed)
+        else:  # the same keywords but reads and seed: built once (inspecting the sampler's
+            # signature on every call cost ~1 % of a 15x15 record)
+            kw = kw0 | {"num_reads": want}
+            if "seed" in kw0:
+                kw["seed"] = call_seed % _seed_modulus(task)
         c, w = time.process_time(), time.perf_counter()
         ss = sampler.sample(bqm, **kw)
-        rec = ss.record
+        ss.resolve()  # a lazy sample set samples here: inside the timed call
         call_cpu.append(time.process_time() - c)
         call_wall.append(time.perf_counter() - w)
-        X = np.zeros((len(rec), n), dtype=np.int8)
-        X[:, np.fromiter(ss.variables, dtype=np.int64, count=len(ss.variables))] = rec.sample
-        occ = np.asarray(getattr(rec, "num_occurrences", np.ones(len(rec))), dtype=np.int64)
-        e = np.repeat(pen.energies(X), occ)
+        if scorer is None:
+            X, e, occ = rescore(ss, pen)  # the pipeline's exact re-scoring, as the backends'
+        else:   # release 2: the same energies, the aggregated QUBO first (exact_scorer)
+            rec = ss.record
+            X = np.zeros((len(rec), n), dtype=np.int8)
+            X[:, np.fromiter(ss.variables, dtype=np.int64, count=len(ss.variables))] = rec.sample
+            occ = np.asarray(getattr(rec, "num_occurrences", np.ones(len(rec))), dtype=np.int64)
+            e = scorer(X)
+        e = np.repeat(e, occ)
         X = np.repeat(X, occ, axis=0)
         if not verified and (e == 0).any():
             grid = nm.decode(X[int(np.argmax(e == 0))])
@@ -337,6 +478,12 @@ def _measure_sampler(task: Task) -> dict[str, Any]:
         energies.append(e)
         call_reads.append(len(e))
         call += 1
+        if counted:
+            drawn = sum(call_reads)
+            if drawn >= task.min_reads and \
+                    sum(int((x == 0).sum()) for x in energies) >= task.until_successes:
+                break
+            continue
         spent = sum(call_cpu)
         per_read = spent / sum(call_reads)
         if call == 1:
@@ -346,7 +493,9 @@ def _measure_sampler(task: Task) -> dict[str, Any]:
             break
     E = np.concatenate(energies)
     overhead = None
-    zk = _zero_length(task, _sampler_kwargs(task, sampler, pen, per_call, task.seed * 1000 + 999))
+    # the per-call overhead, for information; release 2 measures it in its calibration instead
+    zk = None if counted else \
+        _zero_length(task, _sampler_kwargs(task, sampler, pen, per_call, task.seed * 1000 + 999))
     if zk is not None:
         try:
             c = time.process_time()
@@ -355,7 +504,11 @@ def _measure_sampler(task: Task) -> dict[str, Any]:
         except Exception:
             overhead = None
     kw_shown = {k: v for k, v in kw.items() if k not in ("seed", "num_reads")}
-    return _head(task, puzzle) | {
+    rule = ({"until_successes": task.until_successes, "min_reads": task.min_reads,
+             "max_reads": task.reads, "reads_per_call": task.reads_per_call}
+            if counted else None)
+    return _head(task, puzzle) | ({"rule": rule, "energy_sha1": energy_digest(E),
+                                   "task": _task_fields(task)} if counted else {}) | {
         "encoding": task.encoding, "weights": dict(pen.weights), "variables": n, "interactions": len(pen.qv),
         "reads": len(E), "successes": int((E == 0).sum()), "verified": verified,
         "energy_quantiles": [float(v) for v in np.quantile(E, ENERGY_QUANTILES)],
@@ -370,7 +523,27 @@ def _measure_sampler(task: Task) -> dict[str, Any]:
         "spin_updates_per_read": int(task.length) * n,
         "load1": _load(),  # the machine's 1-minute load average: CPU times inflate under load
         "params": json.loads(json.dumps(kw_shown, default=str)),
+        # the whole measurement's wall time (set-up, calls, scoring, the zero-length call): the
+        # runner's overhead is this less the sampling's wall time
+        "record_wall_s": round(time.perf_counter() - start_wall, 6),
+        "record_cpu_s": round(time.process_time() - start_cpu, 6),
     }
+
+
+def _task_fields(task: Task) -> dict[str, Any]:
+    """The task as JSON (what ``verify`` re-runs: :func:`task_from_dict` reads it back)."""
+    import dataclasses
+
+    return json.loads(json.dumps(dataclasses.asdict(task), default=str))
+
+
+def energy_digest(energies: np.ndarray) -> str:
+    """SHA-1 of the reads' exact penalty energies in order (rounded to 1e-6): what a re-run
+    from the same seed must reproduce."""
+    import hashlib
+
+    e = np.round(np.asarray(energies, dtype=float), 6) + 0.0   # -0.0 as 0.0
+    return hashlib.sha1(e.astype("<f8").tobytes()).hexdigest()
 
 
 def _head(task: Task, puzzle: Any) -> dict[str, Any]:
@@ -380,26 +553,27 @@ def _head(task: Task, puzzle: Any) -> dict[str, Any]:
             "cells": puzzle.height * puzzle.width, "sampler": task.sampler,
             "length": task.length, "unit": LENGTH_UNIT.get(task.sampler, "sweeps"),
             "seed": task.seed, "use_x": task.use_x}
+    if task.sampler_class:
+        head |= {"sampler_class": task.sampler_class, "length_param": task.length_param}
     return head | ({"variant": task.variant} if task.variant else {})
 
 
 def measure_budget(task: Task) -> dict[str, Any]:
     """A time-budget run, as the command line makes it (``python -m formulations.solve FILE
-    --backend B --time-limit T``: the same options, a sampler samples batch after batch until a
-    verified grid or the limit, on every core): one trial, ``successes`` 1 when it came back
+    --backend B --time-limit T --until-solved``: the same options, a sampler samples batch after
+    batch until a verified grid or the limit, on every core): one trial, ``successes`` 1 when it came back
     solved; process CPU (every thread) and wall of the ``solve_puzzle`` call, the backend's
     import done before the clock starts (the command line's interpreter start-up is not in it)."""
-    from backends import get_backend
+    from formulations.backends import get_backend
 
     from ..lines import clear_cache as clear_line_cache
-    from ..options import route
-    from ..solving import solve_puzzle
+    from ..solving import SolveRequest, solve
     from .runner import warm
 
     puzzle = load(task.source)
     warm(task.sampler)
     backend = get_backend(task.sampler)
-    opts, _ = route(backend, list(task.params or ()), switches=False)
+    opts: dict[str, Any] = {}
     if task.weights:
         opts["weights"] = dict(task.weights)
     if task.beta_range is not None and task.beta_range != "sampler":
@@ -407,11 +581,14 @@ def measure_budget(task: Task) -> dict[str, Any]:
             raise ValueError(f"backend {task.sampler!r} takes no beta range")
         opts["beta_range"] = tuple(task.beta_range)
     if "until_solved" in backend.options:
-        opts.setdefault("until_solved", True)
+        opts["until_solved"] = True
+    request = SolveRequest.make(puzzle, backend, options=opts, pairs=list(task.params or ()),
+                                use_x=task.use_x, presolve=task.presolve,
+                                encoding=task.encoding, seed=task.seed,
+                                time_limit=task.time_limit)
     clear_line_cache()  # presolve and lines start with no settled lines from earlier tasks
     c, w = cpu_seconds(), time.perf_counter()  # a backend's worker process counts too
-    res = solve_puzzle(puzzle, backend, use_x=task.use_x, time_limit=task.time_limit,
-                       seed=task.seed, presolve=task.presolve, encoding=task.encoding, **opts)
+    res = solve(request)
     cpu, wall = cpu_seconds() - c, time.perf_counter() - w
     s = res.sampling
     return _head(task, puzzle) | {
@@ -595,22 +772,15 @@ class Executor:
                 self.client.close()
 
 
-# CPU seconds of one read per unit of anneal length, measured here (AMD EPYC, one thread) on
-# janko 15x15, 30x30 and 40x30 QUBOs: sa and openjij-sa grow with the QUBO's terms
-# (variables + 2 x interactions), openjij-sqa with terms^1.5, tabu with variables^2 (its dense
-# matrices; an upper bound: a read stops at the ground state).
-READ_COST = {"sa": (1.2e-9, "terms", 1.0), "openjij-sa": (3.5e-9, "terms", 1.0),
-             "openjij-sqa": (9.8e-10, "terms", 1.5), "tabu": (1.8e-11, "variables", 2.0),
-             # not calibrated: sa's cost times the backends' own read_cost (backends.more_samplers)
-             "pimc": (7.2e-9, "terms", 1.0), "rotor": (4.8e-9, "terms", 1.0),
-             "pt": (9.6e-9, "terms", 1.0), "pa": (2.4e-8, "terms", 1.0)}
-
-
 def read_seconds(sampler: str, length: int, variables: int, interactions: int) -> float:
-    """Estimated CPU seconds of one read (:data:`READ_COST`)."""
-    c, base, power = READ_COST.get(sampler, (1.2e-9, "terms", 1.0))
-    x = variables + 2 * interactions if base == "terms" else variables
-    return c * length * x ** power
+    """Estimated CPU seconds of one read: the sampler's plan's cost model
+    (:meth:`SamplerPlan.read_seconds <formulations.backends.sampling.SamplerPlan.read_seconds>`;
+    sa's for a name that is no declared sampler)."""
+    try:
+        plan = plan_of(sampler)
+    except BackendError:
+        plan = plan_of("sa")
+    return plan.read_seconds(length, variables, interactions)
 
 
 def estimate_cost(task: Task, variables: int, interactions: int) -> float:
@@ -622,6 +792,8 @@ def estimate_cost(task: Task, variables: int, interactions: int) -> float:
     if task.sampler in EXACT:
         return 0.5
     t = read_seconds(task.sampler, task.length, variables, interactions)
+    if task.until_successes:   # the count rule: R_max reads at most (the unsolved cells)
+        return task.reads * t + 0.05
     return max(min(task.reads * t, task.cpu_budget_s), task.min_calls * t) + 0.05
 
 
@@ -714,10 +886,10 @@ def pool_points(records: Iterable[dict], by: Callable[[dict], Any] = lambda r: r
                 ) -> list[dict[str, Any]]:
     """Per group (``by(record)``; one instance, or it mixes instances' p) and length, every read
     of the group's records pooled over seeds and batches: p, the CPU time per read (total CPU
-    over total reads), TTS99 and its interval (:func:`formulations.stats.tts99_interval`:
+    over total reads), TTS99 and its interval (:func:`formulations.analysis.stats.tts99_interval`:
     Clopper-Pearson in p, widened by the spread of the calls' time per read). A group never
     solved stays, with TTS99 inf (censored) and a finite lower end."""
-    from ..stats import tts99_interval, tts99_point
+    from formulations.analysis.stats import tts99_interval, tts99_point
 
     acc: dict[tuple, dict] = {}
     for r in pooled(records):

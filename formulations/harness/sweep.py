@@ -82,9 +82,14 @@ def expand_options(option_texts: Sequence[str], sweep_texts: Sequence[str],
     return specs, xs, ps
 
 
+DEFAULT_TIME_LIMIT = 10.0
+"""Seconds each run of a comparison gets unless told (``compare()`` and ``python -m
+formulations.compare``)."""
+
+
 def compare(puzzles: Iterable[str | Path | Puzzle | PuzzleRef],
             backends: str | Sequence[BackendSpec] = "cpsat", *, repeats: int = 1,
-            seeds: Sequence[int] | None = None, time_limit: float | None = 10.0,
+            seeds: Sequence[int] | None = None, time_limit: float | None = DEFAULT_TIME_LIMIT,
             kill_after: float | None | str = "auto",
             options: Mapping[str, Mapping[str, Any]] | None = None,
             use_x: bool | None | Sequence[bool | None] = None,

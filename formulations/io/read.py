@@ -1,55 +1,29 @@
 """Reading puzzles: the format by extension, else by content, then the one parser for it.
 
-Formats (``FORMATS``), each in its own module of this package:
-
-* ``txt``    the project's own text format; ``dejoue`` picross-solver's ``GRID / ROWS / [ a b ]``
-  text (may hold several); ``keen`` Kyle Keen / gramcracker text; ``nin`` JaCoP / Jakub Wilk;
-  ``jcross`` SPOJ JCROSS input (several puzzles): :mod:`.text`;
-* ``non``    Steve Simpson's ``.non`` incl. mikix's extensions: :mod:`.non`;
-* ``xml``    webpbn XML, colour included: :mod:`.webpbn`;
-* ``janko``  puzzlekit's janko JSON (many puzzles; :func:`iter_janko`): :mod:`.janko`;
-* ``pynogram`` / ``nonogrid`` pynogram's INI-like text and nonogrid's TOML: :mod:`.pynogram`;
-* ``nonograms_org`` a saved nonograms.org / nonograms.ru page (``.html``) or its ``var d=[[...]]``
-  array: :mod:`.nonograms_org` (the picture is the goal);
-* ``tournament`` the TAAI / TCGA / ICGA tournament sets (``$N`` then column and row clue lines;
-  many puzzles, ``FILE::N`` by id): :mod:`.tournament`.
+The formats are the registry's (:mod:`.formats`: name, extensions, content test, parser,
+writer), each parser in its own module of this package: ``txt`` (ours), ``dejoue``, ``keen``,
+``nin`` and ``jcross`` (:mod:`.text`), ``non`` (:mod:`.non`), ``xml`` (:mod:`.webpbn`),
+``janko`` (:mod:`.janko`), ``pynogram`` / ``nonogrid`` (:mod:`.pynogram`), ``nonograms_org``
+(:mod:`.nonograms_org`), ``tournament`` (:mod:`.tournament`: the TAAI / TCGA / ICGA sets,
+``FILE::N`` by the puzzle's id).
 
 Every failure is one :class:`PuzzleError` line naming the file and, where it applies, the line.
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
-from typing import Callable
 
 from ..puzzle import Grid, Puzzle, PuzzleError
-from .common import (CLUEISH, MAX_INPUT_BYTES, build, decode_text, guard, read_bytes, split_lines,
-                     strip_comment)
-from .janko import iter_janko, janko_entry, load_janko
-from .non import parse_non
-from .nonograms_org import looks_like_nonograms_org, parse_nonograms_org
-from .pynogram import ini_variant, parse_nonogrid, parse_pynogram
-from .text import (looks_nin, parse_dejoue, parse_jcross, parse_keen, parse_nin, parse_text,
-                   text_variant)
-from .tournament import looks_tournament, parse_tournament
-from .webpbn import parse_xml
+from . import formats as registry
+from .common import MAX_INPUT_BYTES, decode_text, guard, read_bytes
+from .janko import iter_janko
+from .tournament import looks_tournament_bytes, parse_tournament
 
-FORMATS: tuple[str, ...] = ("txt", "dejoue", "keen", "non", "xml", "nin", "janko", "pynogram",
-                             "nonogrid", "jcross", "nonograms_org", "tournament")
-"""Format names accepted as ``fmt`` by :func:`parse_puzzle`."""
+FORMATS: tuple[str, ...] = registry.names()
+"""Format names accepted as ``fmt`` by :func:`parse_puzzle` (the registry's, at import)."""
 
-EXTENSIONS: dict[str, str] = {
-    ".txt": "text",  # one of txt / dejoue / keen / pynogram / jcross, decided by content
-    ".non": "non",
-    ".xml": "xml",
-    ".pbn": "xml",
-    ".nin": "nin",
-    ".json": "janko",
-    ".toml": "nonogrid",
-    ".html": "nonograms_org",
-    ".htm": "nonograms_org",
-}
-"""File extension -> format ("text" = any of the text variants)."""
+EXTENSIONS: dict[str, str] = {e: registry.by_extension(e) or "" for e in registry.extensions()}
+"""File extension -> format ("text" = any of the text variants; the registry's, at import)."""
 
 
 def read_puzzle(path: str | Path, max_bytes: int | None = MAX_INPUT_BYTES) -> Puzzle:
@@ -84,13 +58,14 @@ def read_selected(path: str | Path, key: str, max_bytes: int | None = MAX_INPUT_
     """One puzzle of a multi-puzzle file, ``(name, puzzle)``: by key in a janko JSON file, by
     id in a tournament set, else the ``key``-th (from 0) of the file's puzzles."""
     path = Path(path)
-    if path.suffix.lower() == ".json":
+    owner = registry.get_format(registry.by_extension(path.suffix) or "")
+    if owner is not None and owner.keyed:
         found = [q for k, q, _ in iter_janko(path, max_bytes) if k == key]
         if not found:
             raise PuzzleError(f"no puzzle with key {key!r}", path=str(path))
         return key, found[0]
     data = read_bytes(path, max_bytes)
-    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"$"):  # a tournament set: by id
+    if looks_tournament_bytes(data):  # a tournament set: by the puzzle's id
         text = decode_text(data, str(path))
         found = guard(lambda: parse_tournament(text, only=key.lstrip("$")), str(path))[0][0]
         return found.name, found
@@ -117,13 +92,12 @@ def parse_puzzle_with_goal(text: str, fmt: str | None = None,
 def detect_format(text: str, path: str | Path | None = None) -> str | None:
     """The format name for ``text`` (extension of ``path`` first), or None if unrecognised."""
     if path is not None:
-        ext = EXTENSIONS.get(Path(path).suffix.lower())
-        if ext == "text":
-            lines = split_lines(text)
-            return "tournament" if looks_tournament(lines) else text_variant(lines)
-        if ext is not None:
-            return ext
-    return _sniff(text)
+        owner = registry.by_extension(Path(path).suffix)
+        if owner == registry.TEXT_FAMILY:
+            return registry.family_member(owner, text)
+        if owner is not None:
+            return owner
+    return registry.sniff(text)
 
 
 def _read_all(path: str | Path, max_bytes: int | None = MAX_INPUT_BYTES,
@@ -132,44 +106,32 @@ def _read_all(path: str | Path, max_bytes: int | None = MAX_INPUT_BYTES,
     data = read_bytes(path, max_bytes)
     if not data.strip(b"\xef\xbb\xbf \t\r\n"):
         raise PuzzleError("empty file", path=where)
-    fmt = EXTENSIONS.get(Path(path).suffix.lower())
+    fmt = registry.by_extension(Path(path).suffix)
     if fmt is None and data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
-        page = looks_like_nonograms_org(data.decode("utf-8", "replace"))
-        fmt = "nonograms_org" if page else "xml"
-    if fmt == "xml":
+        fmt = registry.sniff(data.decode("utf-8", "replace"))
+    owner = registry.get_format(fmt or "")
+    if owner is not None and owner.parse_bytes is not None:
         # bytes, so that expat honours the encoding the XML declaration names
-        return guard(lambda: parse_xml(data), where)
-    return _parse_all(decode_text(data, where), None if fmt is None else fmt, where)
+        parse_bytes = owner.parse_bytes
+        return guard(lambda: parse_bytes(data, where), where)
+    return _parse_all(decode_text(data, where), fmt, where)
 
 
 def _parse_all(text: str, fmt: str | None, where: str | None) -> list[tuple[Puzzle, Grid | None]]:
-    if fmt is not None and fmt not in FORMATS and fmt != "text":
-        raise PuzzleError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})", path=where)
+    known = registry.names()
+    if fmt is not None and fmt not in known and fmt != registry.TEXT_FAMILY:
+        raise PuzzleError(f"unknown format {fmt!r} (known: {', '.join(known)})", path=where)
     if fmt is None:
         fmt = detect_format(text, where)
-    elif fmt == "text":
-        lines = split_lines(text)
-        fmt = "tournament" if looks_tournament(lines) else text_variant(lines)
+    elif fmt == registry.TEXT_FAMILY:
+        fmt = registry.family_member(fmt, text)
     if not text.strip():
         raise PuzzleError("empty file", path=where)
-    if fmt is None:
+    owner = registry.get_format(fmt) if fmt is not None else None
+    if owner is None:
         raise PuzzleError("unknown puzzle format: neither the extension nor the content is "
                           "recognised", path=where)
-    parser: Callable[[], list[tuple[Puzzle, Grid | None]]] = {
-        "txt": lambda: [build(parse_text(text))],
-        "dejoue": lambda: parse_dejoue(text),
-        "keen": lambda: [build(parse_keen(text))],
-        "non": lambda: [build(parse_non(text))],
-        "nin": lambda: [build(parse_nin(text))],
-        "xml": lambda: parse_xml(text),
-        "janko": lambda: [janko_entry(k, v, where) for k, v in load_janko(text, where).items()],
-        "pynogram": lambda: [build(parse_pynogram(text))],
-        "nonogrid": lambda: [build(parse_nonogrid(text))],
-        "jcross": lambda: parse_jcross(text),
-        "nonograms_org": lambda: [parse_nonograms_org(text)],
-        "tournament": lambda: parse_tournament(text),
-    }[fmt]
-    return guard(parser, where)
+    return guard(lambda: owner.parse(text, where), where)
 
 
 def _single(items: list[tuple[Puzzle, Grid | None]],
@@ -186,38 +148,9 @@ def _pick_one(items: list[tuple[Puzzle, Grid | None]], where: str | None) -> str
     """How to name one puzzle of a multi-puzzle file (``FILE::N``, or ``FILE::KEY`` for janko
     JSON), which the command lines, ``compare`` and ``read_puzzle`` all take."""
     file = where or "FILE"
-    if file.lower().endswith(".json") and items[0][0].name:
+    owner = registry.get_format(registry.by_extension(Path(file).suffix) or "")
+    if owner is not None and owner.keyed and items[0][0].name:
         return f"name one by its key, e.g. {file}::{items[0][0].name}"
     if items[0][0].name.startswith("$"):  # a tournament set: by the puzzle's id
         return f"name one by its id, e.g. {file}::{items[0][0].name[1:]}"
     return f"name one by its number, {file}::0 to {file}::{len(items) - 1}"
-
-
-def _sniff(text: str) -> str | None:
-    s = text.lstrip("\ufeff \t\r\n")
-    if looks_like_nonograms_org(text):
-        return "nonograms_org"
-    if s.startswith("<"):
-        return "xml"
-    if s.startswith("{"):
-        return "janko"
-    ini = ini_variant(text)
-    if ini is not None:
-        return ini
-    if (re.search(r"(?im)^[ \t]*(width|height)[ \t]+\d+[ \t]*$", text)
-            and re.search(r"(?im)^[ \t]*(rows|columns)[ \t]*$", text)):
-        return "non"
-    lines = split_lines(text)
-    if looks_tournament(lines):
-        return "tournament"
-    if looks_nin(lines):
-        return "nin"
-    content = [c for c in (strip_comment(x) for x in lines) if c]
-    if not content:
-        return None
-    first = content[0]
-    word = first.split()[0].upper().rstrip(":")
-    if CLUEISH.fullmatch(first) or first.startswith("[") or word in (
-            "ROWS", "COLUMNS", "TITLE", "GRID", "COLOUR", "COLOR"):
-        return text_variant(lines)
-    return None

@@ -28,6 +28,16 @@ def looks_tournament(lines: list[str]) -> bool:
     return _ID.fullmatch(first.lstrip("\ufeff")) is not None
 
 
+def looks_tournament_text(text: str) -> bool:
+    """:func:`looks_tournament` on a whole text (the registry's content test)."""
+    return looks_tournament(text.lstrip("\ufeff \t\r\n").split("\n", 1)[:1])
+
+
+def looks_tournament_bytes(data: bytes) -> bool:
+    """A tournament set, from the file's bytes (its first non-blank character is ``$``)."""
+    return data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"$")
+
+
 def _blocks(lines: list[str]) -> Iterator[tuple[str, int, list[tuple[int, str]]]]:
     """``(id, line of the $ line, [(line, text) of its body])`` per puzzle, lines 1-based."""
     start = next((i for i, x in enumerate(lines) if x.strip()), len(lines))

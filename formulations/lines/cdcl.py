@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..clock import OutOfTime
+from ..runtime.clock import OutOfTime
 from ..puzzle import Grid
 from .settle import valid_starts
 

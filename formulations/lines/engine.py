@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from ..clock import Deadline
+from formulations.runtime.clock import Deadline
 from ..puzzle import Grid, Puzzle
 from ..results import Status
 from . import _core

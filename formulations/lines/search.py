@@ -72,7 +72,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from ..clock import Deadline, OutOfTime
+from formulations.runtime.clock import Deadline, OutOfTime
 from ..puzzle import Grid, Puzzle
 from ..results import Status
 from . import engine as _engine

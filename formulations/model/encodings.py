@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..clock import Deadline
+from formulations.runtime.clock import Deadline
 from ..puzzle import Puzzle, min_length
 from .order import NonogramModel
 from .size import DEFAULT_MAX_MODEL_MB, ModelSize, check_fits, estimate_size

@@ -17,7 +17,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from ..puzzle import BACKGROUND, Clue, Grid, Puzzle, line_runs
-from ..clock import NO_DEADLINE, Deadline
+from formulations.runtime.clock import NO_DEADLINE, Deadline
 from .linear import Model, Sense
 from .links import packed_starts, reachable_cells
 from .size import DEFAULT_MAX_MODEL_MB, check_fits, estimate_size
@@ -286,7 +286,7 @@ def build_model(puzzle: Puzzle, *, use_x: bool = True, deadline: Deadline | floa
     """Build the order-encoded model of ``puzzle`` (seed 001).
 
     ``use_x=False`` links rows to columns directly (``R = C``), which halves the variables.
-    ``deadline`` (a :class:`~formulations.clock.Deadline` or seconds) bounds the build: it stops
+    ``deadline`` (a :class:`~formulations.runtime.clock.Deadline` or seconds) bounds the build: it stops
     with OutOfTime, or is refused up front when its size says it cannot end in time; a model
     over ``max_model_mb`` (estimated from the clues, :mod:`.size`) is refused with
     ModelTooLarge before any of it is built.

@@ -65,7 +65,7 @@ from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from ..clock import Deadline
+from formulations.runtime.clock import Deadline
 from .linear import Model, Sense
 
 FAMILIES: tuple[str, ...] = ("monotone", "order", "link")

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..clock import Deadline
+from formulations.runtime.clock import Deadline
 from ..lines.engine import FixedPoint, fixed_point
 from ..lines.settle import line_starts, start_windows
 from ..puzzle import BACKGROUND, Grid, Puzzle, gaps, min_length

@@ -5,7 +5,7 @@ solutions, and a designed picture is often invariant itself. Asking first for a 
 is invariant too (the cells of each orbit equal) is a much smaller problem: Knotty (Wolter's
 survey, 40x40), which no published solver and no plain CP-SAT run here decided, has clues
 invariant under the rotation by 90 degrees, and CP-SAT finds a grid of it in seconds once the
-rotation's equalities are posted (``backends/cpsat.py``, option ``clue_symmetry``). A grid so
+rotation's equalities are posted (``formulations/backends/cpsat.py``, option ``clue_symmetry``). A grid so
 found is a solution of the puzzle like any other (the clues hold, every answer is checked); when
 no invariant solution exists the restricted problem is infeasible and the search goes on without
 it.

@@ -29,6 +29,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ..io.formats import formats
 from . import worker
 from .requests import RequestError, solve_job, task_job
 from .runs import Busy, Run, Runner, process_context
@@ -192,7 +193,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
             path = static / "examples" / name
             if path.is_file():
                 out[name] = path.read_text(encoding="utf-8")
-        return JSONResponse({"examples": out, "default": "cat15.txt"})
+        return JSONResponse({"examples": out, "default": "cat15.txt", "formats": [
+            {"name": f.name, "title": f.title, "extensions": list(f.extensions)}
+            for f in formats()]})
 
     async def health(request: Request) -> Response:
         return JSONResponse({"ok": True, "solves": solves.load, "tasks": tasks.load,
@@ -281,7 +284,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             return _error(f"unknown export {kind!r} (text, non, {', '.join(worker.EXPORTS)})", 404)
         job = task_job(await _json(request), "export")
         job.update(kind=kind, max_bytes=settings.max_download_bytes,
-                   argv=[f"--max-model-mb={settings.max_model_mb!r}"])
+                   max_model_mb=settings.max_model_mb)
         got = await task(job)
         if "error" in got:
             return _error(got["error"], 400)

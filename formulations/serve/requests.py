@@ -1,6 +1,8 @@
 """A request's JSON checked and turned into a job for a worker: the puzzle's text and a bare file
-name, the backend, a time limit within the server's cap, and the options as the command line's
-flags (``formulations.solve`` checks their values the way it checks a terminal's)."""
+name, the backend, a time limit within the server's cap, the model switches and the backend
+options as ``(key, value)`` pairs, each held to the server's caps here; the worker makes them a
+:class:`~formulations.solving.SolveRequest`, which checks them as it checks every entry
+point's."""
 from __future__ import annotations
 
 import math
@@ -8,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..io.formats import TEXT_FAMILY, extensions, formats
 from .settings import Settings
 
 
@@ -15,31 +18,21 @@ class RequestError(ValueError):
     """A request that cannot be run as sent: one line, answered 400."""
 
 
-FORMAT_EXTENSIONS = {"txt": ".txt", "text": ".txt", "dejoue": ".txt", "keen": ".txt",
-                     "pynogram": ".txt", "jcross": ".txt", "non": ".non", "xml": ".xml",
-                     "nin": ".nin", "janko": ".json", "nonogrid": ".toml",
-                     "nonograms_org": ".html"}
-"""A request's ``format`` -> the extension of the file its text is written to (the readers pick
-the format by extension, then by content)."""
+def format_extensions() -> dict[str, str]:
+    """A request's ``format`` -> the extension of the name its text is read under (the readers
+    pick the format by extension, then by content): the format registry's."""
+    out = {f.name: f.extension for f in formats()}
+    out[TEXT_FAMILY] = ".txt"
+    return out
 
-KNOWN_EXTENSIONS = {".txt", ".non", ".xml", ".pbn", ".nin", ".json", ".toml", ".html", ".htm"}
-
-# option -> (type, flag): a bool switch is its flag alone, other values follow "FLAG=VALUE"
-OPTIONS: dict[str, tuple[type, str]] = {
-    "presolve": (bool, "--presolve"),
-    "unique": (bool, "--unique"),
-    "use_x": (bool, ""),
-    "encoding": (str, "--encoding"),
-    "seed": (int, "--seed"),
-    "reads": (int, "--reads"),
-    "sweeps": (int, "--sweeps"),
-    "workers": (int, "--workers"),
-    "beta_range": (list, "--beta-range"),
-    "schedule": (str, "--schedule"),
-    "weights": (dict, "--weights"),
-    "params": (dict, "--param"),
-    "max_model_mb": (float, "--max-model-mb"),
+# option -> its JSON type
+OPTIONS: dict[str, type] = {
+    "presolve": bool, "unique": bool, "use_x": bool, "encoding": str, "seed": int,
+    "reads": int, "sweeps": int, "workers": int, "beta_range": list, "schedule": str,
+    "weights": dict, "params": dict, "max_model_mb": float,
 }
+SWITCHES = ("presolve", "unique", "use_x", "encoding", "seed", "max_model_mb")
+"""The options that are a request's own (model switches, seed, memory cap), not the backend's."""
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,63}")
 _WORD = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 _THREAD_PARAMS = re.compile(r"(?i).*(worker|thread).*")
@@ -49,18 +42,21 @@ MAX_SWEEPS = 1_000_000
 
 @dataclass(frozen=True)
 class Job:
-    """What a worker runs: see :func:`formulations.serve.worker.run_solve`."""
+    """What a worker runs: see :func:`formulations.serve.worker.run_solve`. ``pairs``: the
+    backend options and native parameters; ``switches``: ``use_x``, ``presolve``, ``unique``,
+    ``encoding``, ``seed`` and ``max_model_mb`` (always set, at most the server's cap)."""
     text: str
     name: str
     backend: str
     time_limit: float
-    argv: tuple[str, ...] = ()
+    pairs: tuple[tuple[str, Any], ...] = ()
+    switches: dict[str, Any] = field(default_factory=dict)
     replay: bool = False
-    info: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {"text": self.text, "name": self.name, "backend": self.backend,
-                "time_limit": self.time_limit, "argv": list(self.argv), "replay": self.replay}
+                "time_limit": self.time_limit, "pairs": [list(p) for p in self.pairs],
+                "switches": dict(self.switches), "replay": self.replay}
 
 
 def file_name(name: Any, fmt: Any) -> str:
@@ -74,11 +70,12 @@ def file_name(name: Any, fmt: Any) -> str:
         stem, ext = base, ""
     ext = "." + ext.lower() if ext else ""
     if fmt is not None:
-        if not isinstance(fmt, str) or fmt not in FORMAT_EXTENSIONS:
-            known = ", ".join(sorted(FORMAT_EXTENSIONS))
+        by_format = format_extensions()
+        if not isinstance(fmt, str) or fmt not in by_format:
+            known = ", ".join(sorted(by_format))
             raise RequestError(f"unknown format {fmt!r} (known: {known})")
-        ext = FORMAT_EXTENSIONS[fmt]
-    elif ext not in KNOWN_EXTENSIONS:  # no hint: the readers recognise the content
+        ext = by_format[fmt]
+    elif ext not in extensions():  # no hint: the readers recognise the content
         return base.replace(".", "_")
     return (stem or "puzzle") + ext
 
@@ -125,62 +122,66 @@ def _check(key: str, value: Any, typ: type) -> Any:
     return value
 
 
-def _scalar(key: str, value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
+def _number(key: str, value: Any) -> float | int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise RequestError(f'"{key}" must be a number, got {value!r}')
+    return value
+
+
+def _scalar(key: str, value: Any) -> Any:
+    if isinstance(value, bool) or (isinstance(value, str) and _WORD.fullmatch(value)):
+        return value
     if isinstance(value, (int, float)) and math.isfinite(value):
-        return repr(value)
-    if isinstance(value, str) and _WORD.fullmatch(value):
         return value
     raise RequestError(f'"{key}" must be a number, true/false or a short name, got {value!r}')
 
 
-def option_flags(options: Any, settings: Settings) -> tuple[str, ...]:
-    """``options`` as the command line's flags, each value checked for its type and held to the
-    server's caps (threads, reads, sweeps, the model's memory)."""
+def solve_options(options: Any, settings: Settings
+                  ) -> tuple[tuple[tuple[str, Any], ...], dict[str, Any]]:
+    """``options`` as the backend's ``(key, value)`` pairs and the request's own switches, each
+    value checked for its type and held to the server's caps (threads, reads, sweeps, the
+    model's memory: a cap applies whatever keys the request carries)."""
     if options is None:
-        return ()
+        options = {}
     if not isinstance(options, dict):
         raise RequestError('"options" must be a JSON object')
-    argv: list[str] = []
+    pairs: list[tuple[str, Any]] = []
+    switches: dict[str, Any] = {"max_model_mb": settings.max_model_mb}
     for key, value in options.items():
         if key not in OPTIONS:
             raise RequestError(f'unknown option "{key}" (valid: {", ".join(OPTIONS)})')
         if value is None:
             continue
-        typ, flag = OPTIONS[key]
-        _check(key, value, typ)
-        if key == "use_x":
-            argv.append("--x" if value else "--no-x")
-        elif typ is bool:
-            if value:
-                argv.append(flag)
+        _check(key, value, OPTIONS[key])
+        if key == "max_model_mb":
+            if not 0 < value <= settings.max_model_mb:
+                raise RequestError(f'"max_model_mb" must be more than 0 and at most '
+                                   f'{settings.max_model_mb:g} on this server')
+            switches[key] = float(value)
+        elif key in SWITCHES:
+            switches[key] = value
         elif key == "workers":
             if not 1 <= value <= settings.max_threads:
                 raise RequestError(f'"workers" must be 1 to {settings.max_threads} on this server')
-            argv.append(f"{flag}={value}")
+            pairs.append((key, value))
         elif key in ("reads", "sweeps"):
             cap = MAX_READS if key == "reads" else MAX_SWEEPS
             if not 1 <= value <= cap:
                 raise RequestError(f'"{key}" must be 1 to {cap:,}')
-            argv.append(f"{flag}={value}")
-        elif key == "max_model_mb":
-            if not 0 < value <= settings.max_model_mb:
-                raise RequestError(f'"max_model_mb" must be more than 0 and at most '
-                                   f'{settings.max_model_mb:g} on this server')
-            argv.append(f"{flag}={value!r}")
+            pairs.append((key, value))
         elif key == "beta_range":
             if len(value) != 2:
                 raise RequestError('"beta_range" must be [low, high]')
-            argv.append(f"{flag}={_scalar(key, value[0])},{_scalar(key, value[1])}")
+            pairs.append((key, (_number(key, value[0]), _number(key, value[1]))))
+        elif key == "schedule":
+            pairs.append(("beta_schedule", value))
         elif key == "weights":
-            pairs = []
             for k, v in value.items():
                 if not _NAME.fullmatch(str(k)):
                     raise RequestError(f'bad weight name {k!r}')
-                pairs.append(f"{k}={_scalar(key, v)}")
-            if pairs:
-                argv.append(f"{flag}={','.join(pairs)}")
+                _number(key, v)
+            if value:
+                pairs.append((key, dict(value)))
         elif key == "params":
             for k, v in value.items():
                 if not _NAME.fullmatch(str(k)):
@@ -188,12 +189,8 @@ def option_flags(options: Any, settings: Settings) -> tuple[str, ...]:
                 if _THREAD_PARAMS.fullmatch(k):
                     raise RequestError(f'parameter "{k}" is not taken here: threads are the '
                                        '"workers" option, capped by the server')
-                argv.append(f"{flag}={k}={_scalar(k, v)}")
-        else:
-            argv.append(f"{flag}={value}")
-    if "--max-model-mb" not in " ".join(argv):
-        argv.append(f"--max-model-mb={settings.max_model_mb!r}")
-    return tuple(argv)
+                pairs.append((k, _scalar(k, v)))
+    return tuple(pairs), switches
 
 
 def backend_name(value: Any) -> str:
@@ -214,11 +211,11 @@ def solve_job(body: Any, settings: Settings, *, live: bool = False) -> Job:
     name = file_name(body.get("name"), body.get("format"))
     backend = backend_name(body.get("backend", "cpsat"))
     limit = time_limit(body.get("time_limit"), settings)
-    argv = option_flags(body.get("options"), settings)
-    if live and backend == "cpsat" and not any(a.startswith("--param=log=") for a in argv):
-        argv += ("--param=log=true",)  # its log lines are the live view's status
+    pairs, switches = solve_options(body.get("options"), settings)
+    if live and backend == "cpsat" and not any(k == "log" for k, _ in pairs):
+        pairs += (("log", True),)  # its log lines are the live view's status
     replay = live and (backend == "lines" or backend.startswith("ladder:"))
-    return Job(text, name, backend, limit, argv, replay)
+    return Job(text, name, backend, limit, pairs, switches, replay)
 
 
 def task_job(body: Any, task: str) -> dict[str, Any]:

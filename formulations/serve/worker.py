@@ -5,7 +5,7 @@ A solve is ``formulations.solve``'s own ``main`` on the puzzle text written to a
 private temporary folder (named after the upload, so that the extension hint and the error
 messages are the command line's), so that ``POST /api/solve`` answers exactly the object of
 ``python -m formulations.solve --json``. Around it the live view gets: the line solver's replay
-(for ``lines``), the annealers' batches (:data:`backends.anneal.BATCH_OBSERVERS`) and CP-SAT's
+(for ``lines``), the annealers' batches (:data:`formulations.backends.sampling.BATCH_OBSERVERS`) and CP-SAT's
 log lines, all as small dicts ``{"type": ...}``; the last message is ``{"type": "record", ...}``
 or ``{"type": "task", ...}``.
 
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import os
 import tempfile
 import time
@@ -177,7 +176,7 @@ class _LogStream(io.TextIOBase):
 def _observe_batches(send: _Sender, puzzle: Puzzle | None) -> None:
     """Send every annealing batch's figures with the cells and lines its best sample breaks."""
     try:
-        from backends import anneal
+        from formulations.backends import sampling as anneal
     except Exception:  # noqa: BLE001 - the annealers are optional
         return
     observers = getattr(anneal, "BATCH_OBSERVERS", None)
@@ -203,14 +202,19 @@ def _observe_batches(send: _Sender, puzzle: Puzzle | None) -> None:
               "reads": batch.get("reads"), "sweeps": batch.get("num_sweeps"),
               "best_energy": batch.get("best_energy"), "mean_energy": batch.get("mean_energy"),
               "successes": batch.get("successes"), "broken": len(broken),
+              "energies": batch.get("energies"),
               "broken_cells": sorted(cells)[:BROKEN_CELLS], "broken_lines": sorted(lines)})
 
     observers.append(seen)
 
 
 def run_solve(conn: Any, job: dict[str, Any]) -> None:
-    """One solve: ``job`` holds ``text``, ``name`` (a bare file name), ``argv`` (the command
-    line's flags, checked by the server), ``backend``, ``time_limit`` and ``replay``."""
+    """One solve: ``job`` holds ``text``, ``name`` (a bare file name: its extension names the
+    format), ``backend``, ``time_limit``, ``pairs`` (the backend's options), ``switches`` (model
+    switches, seed, memory cap; checked by the server, see ``requests.solve_options``) and
+    ``replay``. The run is the command line's (:func:`formulations.solve.attempt` of a
+    :class:`~formulations.solving.SolveRequest`); its record is the command line's ``--json``
+    object. A sampler samples until a verified grid or the time limit (``until_solved``)."""
     _own_group()
     send = _Sender(conn)
     started = time.perf_counter()
@@ -220,7 +224,7 @@ def run_solve(conn: Any, job: dict[str, Any]) -> None:
         puzzle, goal = parse_puzzle_with_goal(job["text"], None, job["name"])
         send({"type": "puzzle", "puzzle": puzzle_info(puzzle, goal)})
     except PuzzleError:
-        pass  # the command line says the same in its own words below
+        pass  # the run says the same in its own words below
     except Exception:  # noqa: BLE001 - never let the live view stop the run
         pass
     if puzzle is not None and job.get("replay"):
@@ -229,26 +233,34 @@ def run_solve(conn: Any, job: dict[str, Any]) -> None:
         except Exception as exc:  # noqa: BLE001
             send({"type": "log", "line": f"replay failed: {type(exc).__name__}: {exc}"})
     _observe_batches(send, puzzle)
-    left = max(0.05, job["time_limit"] - (time.perf_counter() - started))
-    argv = [job["name"], "--json", "--backend", job["backend"], "--time-limit",
-            f"{left:.3f}", *job["argv"]]
-    from formulations.solve import main as solve_main
+    from formulations.backends import get_backend
+    from formulations.runtime.clock import Deadline
+    from formulations.solve import attempt
+    from formulations.solving import SolveRequest
 
-    out, err = io.StringIO(), _LogStream(send)
-    with tempfile.TemporaryDirectory(prefix="nonogram-serve-") as tmp:
-        with open(os.path.join(tmp, job["name"]), "w", encoding="utf-8", newline="") as f:
-            f.write(job["text"])
-        os.chdir(tmp)
-        try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                code = solve_main(argv)
-        finally:
-            os.chdir("/")
+    clock = Deadline(job["time_limit"]).earlier(time.perf_counter() - started)
+    switches = dict(job.get("switches") or {})
+
+    def read() -> Puzzle:
+        return puzzle if puzzle is not None else parse_puzzle_with_goal(
+            job["text"], None, job["name"])[0]
+
+    def make(p: Puzzle) -> SolveRequest:
+        backend = get_backend(job["backend"])
+        pairs = [tuple(kv) for kv in job.get("pairs") or ()]
+        if "until_solved" in backend.options and not any(k == "until_solved" for k, _ in pairs):
+            pairs.append(("until_solved", True))  # the page's time limit is a budget to use
+        return SolveRequest.make(p, backend, pairs=pairs, time_limit=job["time_limit"],
+                                 **switches)
+
+    err = _LogStream(send)
+    with contextlib.redirect_stderr(err):  # a solver's log lines (cpsat's log=true)
+        outcome = attempt(read, make, clock, job["backend"])
+    if outcome.result is None:
+        err.write(f"error: {outcome.message}\n")
     err.flush_held()
-    try:
-        record = json.loads(out.getvalue().strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        record = None
+    record = outcome.record(job["name"], job["backend"])
+    code = outcome.code
     extra: dict[str, Any] = {}
     if record is not None and record.get("status") == "infeasible" and puzzle is not None:
         try:
@@ -309,27 +321,27 @@ def task_export(job: dict[str, Any]) -> dict[str, Any]:
         data = write_text(puzzle) if kind == "text" else write_non(puzzle)
         return {"data": data.encode("utf-8"),
                 "filename": "puzzle." + ("txt" if kind == "text" else "non")}
-    flag, out_name = EXPORTS[kind]
-    from formulations.solve import main as solve_main
+    _, out_name = EXPORTS[kind]
+    from formulations.backends import get_backend
+    from formulations.model import build_model, export_bqm
+    from formulations.model.cqm import export_cqm
+
+    puzzle, _ = parse_puzzle_with_goal(job["text"], job.get("format"), job["name"])
+    # the model the default backend (cpsat) would be given, as the command line's export
+    nm = build_model(puzzle, use_x=get_backend("cpsat").model_x(None),
+                     max_model_mb=job["max_model_mb"])
     with tempfile.TemporaryDirectory(prefix="nonogram-serve-") as tmp:
-        with open(os.path.join(tmp, job["name"]), "w", encoding="utf-8", newline="") as f:
-            f.write(job["text"])
-        os.chdir(tmp)
-        out = io.StringIO()
-        try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-                code = solve_main([job["name"], "--json", flag, out_name, *job.get("argv", [])])
-            record = json.loads(out.getvalue().strip().splitlines()[-1])
-            if code != 0:
-                return {"error": record.get("message") or "export failed"}
-            size = os.path.getsize(out_name)
-            if size > job["max_bytes"]:
-                return {"error": f"the {kind.upper()} file has {size:,} bytes, over this "
-                                 f"server's download cap of {job['max_bytes']:,}"}
-            with open(out_name, "rb") as f:
-                return {"data": f.read(), "filename": out_name}
-        finally:
-            os.chdir("/")
+        path = os.path.join(tmp, out_name)
+        if kind == "cqm":
+            export_cqm(nm, path)
+        else:
+            export_bqm(nm, path)
+        size = os.path.getsize(path)
+        if size > job["max_bytes"]:
+            return {"error": f"the {kind.upper()} file has {size:,} bytes, over this "
+                             f"server's download cap of {job['max_bytes']:,}"}
+        with open(path, "rb") as f:
+            return {"data": f.read(), "filename": out_name}
 
 
 TASKS = {"parse": task_parse, "hint": task_hint, "export": task_export}
@@ -351,7 +363,7 @@ def run_task(conn: Any, job: dict[str, Any]) -> None:
 def task_backends(job: dict[str, Any]) -> dict[str, Any]:
     """The registry's backends, each with whether it is installed here (imports the solvers: done
     once, in a worker, so that the server itself stays small)."""
-    from backends import all_backends
+    from formulations.backends import all_backends
     out = []
     for b in all_backends():
         try:

@@ -37,6 +37,7 @@ MAX_PX = 600            # the grid's longer side at most, in pixels
 MAX_TOTAL_PX = 30_000_000  # pixels over all frames: large grids get fewer frames
 MAX_CELL_PX = 24
 MIN_WIDTH_PX = 360      # room for the caption under small grids
+REPLAY_TIME_LIMIT = 60.0  # seconds the replay of a run without --time-limit may search
 TOTAL_MS = 12_000       # the whole animation, frames permitting
 UNKNOWN_RGB = (200, 200, 200)
 UNKNOWN_DARK = (184, 184, 184)
@@ -366,7 +367,7 @@ def check_path(path: str | Path) -> None:
 
 def write_replay(puzzle: Puzzle, path: str | Path, *, backend: str = "lines",
                  grid: Grid | None = None, title: str | None = None,
-                 time_limit: float | None = 60.0) -> Path:
+                 time_limit: float | None = REPLAY_TIME_LIMIT) -> Path:
     """The command line's ``--animate``: the line solving of ``puzzle`` replayed (with the search's
     guesses and backtracks when the backend is ``lines``), ending on the backend's verified
     ``grid`` when line solving did not reach it."""

@@ -11,7 +11,7 @@ def registry_rows(names: Sequence[str] | None = None) -> list[dict[str, str]]:
     """One row per registered backend, in the registry's order (or per name of ``names``, which
     may be prefixed ones such as ``ladder:cell``); nothing here depends on which solver packages
     are installed."""
-    from backends import all_backends, get_backend
+    from formulations.backends import all_backends, get_backend
 
     def model(b) -> str:
         if not b.uses_model:
@@ -26,7 +26,7 @@ def registry_rows(names: Sequence[str] | None = None) -> list[dict[str, str]]:
 def registry_table(names: Sequence[str] | None = None) -> str:
     """:func:`registry_rows` as a table; for the whole registry, then the backend families named
     by a prefix."""
-    from backends import prefix_forms
+    from formulations.backends import prefix_forms
 
     from ..harness.records import format_table
 

@@ -45,6 +45,7 @@ import numpy as np
 
 from ..puzzle import Puzzle, check_grid, puzzle_from_grid
 from ..results import BackendError, ModelRefused, RawAnswer, SolveResult, Status
+from ..runtime.clock import Deadline
 from .stopwatch import Stopwatch
 
 TIME_LIMIT_S = 2.0
@@ -102,7 +103,7 @@ def constant_contradiction() -> Puzzle:
 # -- running a backend --------------------------------------------------------------------------
 
 def _get(backend: Any):
-    from backends import get_backend
+    from formulations.backends import get_backend
     return get_backend(backend)
 
 
@@ -126,12 +127,13 @@ def solve(backend: Any, puzzle: Puzzle, encoding: str | None = None, **kwargs: A
 
 
 def raw_answer(backend: Any, puzzle: Puzzle, encoding: str | None = None,
-               **kwargs: Any) -> tuple[RawAnswer, Any]:
+               time_limit: float | None = None, **kwargs: Any) -> tuple[RawAnswer, Any]:
     """The backend's raw answer and what it ran on (the model, or the puzzle)."""
     from ..model import build_model
 
     b = _get(backend)
     opts = b.prepare({})
+    kwargs["deadline"] = Deadline(time_limit)
     if not b.uses_model:
         return b.run(puzzle, opts, **kwargs), puzzle
     for use_x in (b.model_x(), False):  # its own variant first (Backend.model_x)
@@ -260,10 +262,10 @@ def check_no_free_variables(backend: Any, encoding: str | None = None) -> None:
             nm = build_model(puzzle, use_x=False, encoding=encoding)
             if nm.model.num_variables:
                 _fail(b, f"the kit's {puzzle.name} should have no variables")  # the kit's bug
-            raw = b.run(nm, b.prepare({}), time_limit=10, seed=1)
+            raw = b.run(nm, b.prepare({}), deadline=Deadline(10), seed=1)
             res = verify(nm, raw, b.name)
         else:
-            raw = b.run(puzzle, b.prepare({}), time_limit=10, seed=1)
+            raw = b.run(puzzle, b.prepare({}), deadline=Deadline(10), seed=1)
             res = verify_grids(puzzle, raw, b.name)
         if solvable and res.status is not Status.SOLVED:
             _fail(b, f"left a model with no free variables {res.status.value}: {res.message}")

@@ -41,6 +41,18 @@ function fmtS(s) {
   return `${s.toFixed(s < 10 ? 2 : 1)} s`;
 }
 
+// "1 read", "2 reads", "1,303 reads"
+function plural(n, one, many = `${one}s`) { return `${Number(n).toLocaleString("en")} ${n === 1 ? one : many}`; }
+
+// Downloads are named after the puzzle: its title, else its file's name, else "puzzle".
+function fileStem() {
+  const p = state.mode === "draw" ? null : state.puzzle;
+  let raw = (p && p.title) || state.name.replace(/\.[^.]*$/, "");
+  if (state.mode === "draw") raw = "drawing";
+  if (!raw || raw === "clues") raw = "puzzle";
+  return raw.normalize("NFKD").replace(/[^\w.-]+/g, "-").replace(/^[-.]+|[-.]+$/g, "").slice(0, 60) || "puzzle";
+}
+
 function download(name, blob) {
   const a = el("a", { href: URL.createObjectURL(blob), download: name });
   document.body.append(a); a.click(); a.remove();
@@ -94,7 +106,7 @@ function drawBoard(canvas, puzzle, opts = {}) {
   const maxW = opts.maxW || 600, maxH = opts.maxH || 480;
   const cw = 0.95; // clue slot width in cells
   let cs = Math.floor(Math.min(maxW / (w + rowBlocks * cw + 0.6), maxH / (h + colBlocks * cw + 0.6)));
-  cs = Math.max(2, Math.min(opts.maxCell || 30, cs));
+  cs = opts.cell || Math.max(2, Math.min(opts.maxCell || 30, cs));
   const showClues = clues && cs >= 9;
   const left = showClues ? Math.ceil(rowBlocks * cw * cs + cs * 0.4) : 0;
   const top = showClues ? Math.ceil(colBlocks * cw * cs + cs * 0.4) : 0;
@@ -241,23 +253,106 @@ function gridSVG(puzzle, cells, cs = 20) {
 }
 
 // ---- the main board ----------------------------------------------------------------------
-function boardWidth() { return Math.max(280, $(".board-wrap").clientWidth - 8); }
+// Its clues are HTML, one element per number laid out by the browser (numbers never run into
+// each other, whatever their digits); its cells a canvas. The cell size fits the board in its
+// card down to a legible minimum; a larger board scrolls in the card, its clues kept in view
+// (sticky).
+const CELL_MAX = 30;
+
+function clueFont(cs) {
+  const f = Math.max(10, Math.min(16, Math.round(cs * 0.6)));
+  return { f, lh: Math.round(f * 1.3), digit: f * 0.62, gap: Math.max(4, Math.round(f * 0.5)) };
+}
+// the clue strips' size at cell size cs (an estimate for choosing cs: the browser lays them out);
+// room: clue slots kept free in the editor (its cell size must not change under the pointer)
+function clueExtent(p, cs, room) {
+  const m = clueFont(cs), chip = p.colour ? 8 : 0;
+  const rowNeed = c => c.reduce((s, [n]) => s + String(n).length * m.digit + m.gap + chip, 0);
+  const rowW = Math.max(room ? room[0] * (2 * m.digit + m.gap + chip) : 0, ...p.rows.map(rowNeed)) + 16;
+  const colH = Math.max(1, room ? room[1] : 0, ...p.columns.map(c => c.length)) * (m.lh + (p.colour ? 2 : 0)) + 12;
+  return [rowW, colH];
+}
+// the smallest cell whose column holds its widest clue number at the smallest font
+function minCell(p) {
+  const digits = Math.max(1, ...p.columns.flat().map(([n]) => String(n).length));
+  return Math.max(14, Math.ceil(digits * 0.62 * 10) + 4 + (p.colour ? 4 : 0));
+}
+function fitCell(p, availW, availH, room) {
+  const lo = minCell(p);
+  for (let cs = CELL_MAX; cs > lo; cs--) {
+    const [rw, ch] = clueExtent(p, cs, room);
+    if (rw + p.width * cs + 2 <= availW && ch + p.height * cs + 2 <= availH) return cs;
+  }
+  return lo;
+}
+function boardSpace() {
+  return [Math.max(280, $("#board-wrap").clientWidth - 4), Math.max(320, window.innerHeight - 150)];
+}
+
+// The clue elements are rebuilt only when the clues or the cell size change (a hint only moves
+// the highlighted line).
+function renderClues(p, cs) {
+  const rows = $("#row-clues"), cols = $("#col-clues"), grid = $("#board-grid"), m = clueFont(cs);
+  const key = JSON.stringify([p.rows, p.columns, p.colour && p.palette, cs]);
+  if (grid.dataset.key !== key) {
+    grid.dataset.key = key;
+    for (const [k, v] of Object.entries({ cs, f: m.f, lh: m.lh, gap: m.gap })) grid.style.setProperty(`--${k}`, `${v}px`);
+    const pal = paletteMap(p);
+    const num = ([n, c]) => {
+      const s = el("span", { class: "clue-num", text: String(n) });
+      if (p.colour) { const fill = pal.get(c) || "#888888"; s.classList.add("chip"); s.style.background = fill; s.style.color = inkOn(fill); }
+      return s;
+    };
+    const zero = () => el("span", { class: "clue-num zero", text: "0" });
+    const line = (cls, clue, k) => el("div", { class: cls, "data-index": k }, ...(clue.length ? clue.map(num) : [zero()]));
+    rows.replaceChildren(...p.rows.map((c, i) => line("rc", c, i)));
+    cols.replaceChildren(...p.columns.map((c, j) => line("cc", c, j)));
+  }
+  const view = boardView(), hl = view.line;
+  for (const e of $$(".rc.hl, .cc.hl", grid)) e.classList.remove("hl", "bad");
+  if (hl) {
+    const e = (hl.kind === "row" ? rows : cols).children[hl.index];
+    if (e) e.classList.add("hl", ...(hl.colour ? ["bad"] : []));
+  }
+}
+
+// What the cells show: the drawing, the selected card's grid, or the cells the hints decided.
+function boardView() {
+  if (state.mode === "draw") return { cells: state.draw.cells, marks: state.boardMarks, other: state.boardOther };
+  const run = state.shown;
+  if (run && run.first) {
+    const which = run.view || "first", marks = run.second ? diffMarks(run.first, run.second) : null;
+    if (which === "second") return { cells: run.second, marks };
+    if (which === "diff") return { cells: run.first, marks, other: run.second };
+    return { cells: run.first, marks, line: run.badLine };
+  }
+  if (run && run.badLine) return { cells: state.hintKnown, line: run.badLine, dots: true };
+  return { cells: state.hintKnown, line: state.hintLine, dots: true };
+}
 
 function renderBoard() {
   const canvas = $("#board"), p = state.mode === "draw" ? state.draw.puzzle : state.puzzle;
-  if (!p) { canvas.width = 0; canvas.height = 0; canvas.style.width = "0"; canvas.style.height = "0"; return; }
-  const cells = state.mode === "draw" ? state.draw.cells : state.hintKnown;
-  state.geom = drawBoard(canvas, p, { cells, maxW: boardWidth(), maxH: Math.max(300, Math.min(480, window.innerHeight - 300)),
-    room: state.mode === "draw" ? [Math.ceil(p.width / 2), Math.ceil(p.height / 2)] : null,
-    line: state.mode === "draw" ? null : state.hintLine, dots: state.mode !== "draw", marks: state.boardMarks, other: state.boardOther });
-  canvas.classList.toggle("drawing", state.mode === "draw");
+  $("#board-grid").hidden = !p;
+  if (!p) {
+    canvas.width = 0; canvas.height = 0; canvas.style.width = "0"; canvas.style.height = "0";
+    $("#row-clues").replaceChildren(); $("#col-clues").replaceChildren(); delete $("#board-grid").dataset.key;
+    state.geom = null; delete canvas.dataset.geom; renderLegend(null); return;
+  }
+  const draw = state.mode === "draw";
+  const [aw, ah] = boardSpace();
+  const cs = fitCell(p, aw, ah, draw ? [Math.ceil(p.width / 2), Math.ceil(p.height / 2)] : null);
+  renderClues(p, cs);
+  const v = boardView();
+  state.geom = drawBoard(canvas, p, { clues: false, cell: cs, cells: v.cells, line: v.line, dots: v.dots,
+    marks: v.marks && v.marks.size ? v.marks : null, other: v.other });
+  canvas.classList.toggle("drawing", draw);
   canvas.dataset.geom = JSON.stringify({ x0: state.geom.x0, y0: state.geom.y0, cs: state.geom.cs });
   renderLegend(p);
 }
 
 function renderLegend(p) {
   const box = $("#legend"); box.replaceChildren();
-  if (!p.colour) return;
+  if (!p || !p.colour) return;
   const pal = paletteMap(p);
   for (const entry of p.palette) {
     if (entry.index === 0) continue;
@@ -268,7 +363,7 @@ function renderLegend(p) {
 
 function setPuzzleHeader(p) {
   const stem = state.name.replace(/\.[^.]*$/, "");
-  $("#puzzle-title").textContent = (p && p.title) || (state.mode === "draw" ? "Your drawing" : stem !== "clues" ? stem : "") || "Puzzle";
+  $("#puzzle-title").textContent = p ? (p.title || (state.mode === "draw" ? "Your drawing" : stem !== "clues" ? stem : "") || "Puzzle") : "Puzzle";
   $("#puzzle-size").textContent = p ? `${p.width} × ${p.height}${p.colour ? ` · ${p.palette.length - 1} colours` : ""}` : "";
 }
 
@@ -291,22 +386,32 @@ async function parseText() {
   state.text = text;
   const seq = ++state.parseSeq;
   const status = $("#parse-status");
-  if (!text.trim()) { status.textContent = "Paste clues or open a file."; status.className = "status"; return; }
+  if (!text.trim()) {
+    forgetPuzzle(null); status.textContent = "Paste clues or open a file."; status.className = "status"; return;
+  }
   status.className = "status pending"; status.textContent = "Reading…";
   const r = await api("/api/parse", { puzzle: text, name: state.name });
   if (seq !== state.parseSeq) return;
   if (r.ok) {
     state.puzzle = r.data.puzzle; state.parseError = null;
-    if (text !== state.hintText) resetHints();  // the same text read again keeps its hints
+    if (text !== state.hintText) { resetHints(); showOnBoard(null); }  // the same text read again keeps its hints
     const p = state.puzzle;
     status.className = "status ok";
     status.textContent = `Read ${p.width} × ${p.height}${p.colour ? ", colour" : ""}${p.title ? `: ${p.title}` : ""}`;
   } else {
-    state.parseError = r.data;
+    forgetPuzzle(r.data);
     status.className = "status error"; status.replaceChildren(el("span", { text: r.data.error || "cannot read the puzzle" }));
     if (r.data.line) status.append(el("a", { text: "show line", onclick: () => selectLine(r.data.line) }));
   }
-  setPuzzleHeader(state.puzzle); renderBoard();
+  setPuzzleHeader(state.puzzle); renderBoard(); updateSolve();
+}
+
+// Clues that do not read (or no clues): nothing of the last puzzle stays on screen (board,
+// title, hints, a card's grid on the board), and Solve waits for text that reads.
+function forgetPuzzle(error) {
+  state.puzzle = null; state.parseError = error; resetHints(); showOnBoard(null);
+  note(error ? "The board comes back when the clues can be read." : "", error ? "error" : "");
+  setPuzzleHeader(null); renderBoard(); updateSolve();
 }
 
 function selectLine(n) {
@@ -349,6 +454,7 @@ function hint() { hints = hints.then(nextHint, nextHint); return hints; }
 
 async function nextHint() {
   if (state.mode === "draw") switchTab("clues");
+  showOnBoard(null);  // the board goes back to the cells the hints decided
   await parsed();
   if (state.parseError) { note(`Cannot read the puzzle: ${state.parseError.error || "see above"}`, "error"); return; }
   if (!state.puzzle) { note("Enter a puzzle first.", "error"); return; }
@@ -434,6 +540,8 @@ function setupEditor() {
     const d = state.draw, cur = d.cells[c[0]][c[1]];
     paint = e.button === 2 ? 0 : (cur === d.current && d.current ? 0 : d.current);
     canvas.setPointerCapture(e.pointerId);
+    $("#row-clues").style.width = `${$("#row-clues").getBoundingClientRect().width}px`;
+    $("#col-clues").style.height = `${$("#col-clues").getBoundingClientRect().height}px`;
     d.cells[c[0]][c[1]] = paint; drawingChanged();
   });
   canvas.addEventListener("pointermove", e => {
@@ -441,29 +549,39 @@ function setupEditor() {
     const c = cellAt(e); if (!c) return;
     if (state.draw.cells[c[0]][c[1]] !== paint) { state.draw.cells[c[0]][c[1]] = paint; drawingChanged(); }
   });
-  const stop = () => { paint = null; };
+  const stop = () => {
+    if (paint === null) return;
+    paint = null; $("#row-clues").style.width = ""; $("#col-clues").style.height = ""; renderBoard();
+  };
   canvas.addEventListener("pointerup", stop); canvas.addEventListener("pointercancel", stop);
 }
 
 function switchTab(tab) {
+  if (tab === "draw") showOnBoard(null, false);
   state.mode = tab;
   for (const b of $$(".tab")) b.classList.toggle("active", b.dataset.tab === tab);
   $("#tab-clues").hidden = tab !== "clues"; $("#tab-draw").hidden = tab !== "draw";
   if (tab === "draw") { if (!state.draw) newDrawing(+$("#draw-w").value || 10, +$("#draw-h").value || 10); else drawingChanged(); note("Paint the picture; its clues are in the Clues tab.", ""); }
   else { note(""); parseNow(); }
   setPuzzleHeader(tab === "draw" ? state.draw.puzzle : state.puzzle);
+  updateSolve();
 }
 
 // ---- solvers ------------------------------------------------------------------------------
+// Every solver in view (no scroll box that hides a checked one): the installed ones first, then
+// the ones missing here, each with the command that installs it.
 function renderBackends() {
   const box = $("#backends"); box.replaceChildren();
   const preferred = new Set(["cpsat"]);
-  for (const b of state.backends) {
+  const installed = state.backends.filter(b => b.available), missing = state.backends.filter(b => !b.available);
+  if (!installed.length) box.append(el("p", { class: "backend-group", text: "No solver is installed here." }));
+  for (const b of [...installed, ...missing]) {
+    if (b === missing[0]) box.append(el("p", { class: "backend-group", text: `Not installed here (${missing.length})` }));
     const input = el("input", { type: "checkbox", value: b.name, id: `be-${b.name}` });
     input.checked = b.available && preferred.has(b.name); input.disabled = !b.available;
-    const label = el("label", { class: `backend${b.available ? "" : " off"}`, for: `be-${b.name}`, title: b.available ? b.description : `not installed: ${b.install_hint}` },
+    const label = el("label", { class: `backend${b.available ? "" : " off"}`, for: `be-${b.name}`, title: b.available ? b.description : `${b.description}\nnot installed here: ${b.install_hint || "see README"}` },
       input, el("span", { class: "name", text: b.name }),
-      el("span", { class: "desc", text: b.available ? shortDesc(b) : `not installed: ${b.install_hint}` }));
+      el("span", { class: "desc", text: b.available ? shortDesc(b) : `install: ${b.install_hint || "see README"}` }));
     box.append(label);
   }
 }
@@ -482,8 +600,15 @@ function optionsFor(b, uniqueAsked) {
   return o;
 }
 
-function solveAll() {
-  const text = state.mode === "draw" ? state.text : $("#clues").value;
+async function solveAll() {
+  if (state.mode === "clues") {
+    await parsed();
+    if (state.parseError || !state.puzzle) {
+      note(state.parseError ? `Cannot solve: the clues do not read (${state.parseError.error || "see above"}).` : "Enter a puzzle first.", "error");
+      updateSolve(); return;
+    }
+  }
+  const text = currentText();
   const chosen = selectedBackends();
   if (!chosen.length) { note("Pick at least one solver.", "error"); return; }
   if (!text.trim()) { note("Enter a puzzle first.", "error"); return; }
@@ -492,6 +617,7 @@ function solveAll() {
 }
 
 function clearRuns() {
+  showOnBoard(null);
   for (const run of state.runs.values()) if (run.live) cancelRun(run);
   state.runs.clear();
   $("#runs").replaceChildren();
@@ -506,11 +632,13 @@ async function uniqueCheck() {
 }
 
 async function startRun(b, text, options, extra = {}) {
-  const run = { backend: b, card: makeCard(b), live: true, puzzle: state.mode === "draw" ? state.draw.puzzle : state.puzzle,
+  const run = { backend: b, card: makeCard(b), live: true, text, stem: fileStem(), puzzle: state.mode === "draw" ? state.draw.puzzle : state.puzzle,
     replay: [], cells: null, line: null, guess: null, batches: [], record: null, ...extra };
   // the run is live (and cancellable) from its card on: a cancel before the server has named
   // the run is sent as soon as it has
   state.runs.add(run); run.card.cancel.onclick = () => cancelRun(run);
+  run.card.root.addEventListener("click", e => { if (!e.target.closest("button, a")) selectRun(run); });
+  run.card.root.addEventListener("keydown", e => { if ((e.key === "Enter" || e.key === " ") && e.target === run.card.root) { e.preventDefault(); selectRun(run); } });
   $("#runs").append(run.card.root);
   $("#cancel-all").disabled = false;
   setBadge(run, "running", "starting");
@@ -536,6 +664,14 @@ async function startRun(b, text, options, extra = {}) {
   };
 }
 
+// Solve waits for the solvers' list and for clues that read.
+function updateSolve() {
+  const b = $("#solve"), ready = state.backends.some(x => x.available);
+  const bad = state.mode === "clues" && (state.parseError || !state.puzzle);
+  b.disabled = !ready || !!bad;
+  b.title = !ready ? (state.backends.length ? "No solver is installed here" : "Loading the solvers…") : bad ? "The clues do not read: fix them first" : "";
+}
+
 function updateCancelAll() { $("#cancel-all").disabled = ![...state.runs.values()].some(r => r.live); }
 
 async function cancelRun(run) {
@@ -553,6 +689,7 @@ function makeCard(b) {
     live: $(".run-live", root), spark: $(".spark", root), figures: $(".figures", root),
     message: $(".run-message", root), downloads: $(".run-downloads", root) };
   card.name.textContent = b.name; root.dataset.backend = b.name;
+  root.tabIndex = 0; root.title = "Show this card's grid on the board";
   return card;
 }
 
@@ -610,7 +747,7 @@ function playReplay(run) {
 function describeEvent(run, e) {
   if (!e) return "";
   const n = `${run.played}/${run.replay.length}`;
-  if (e.e === "step") return `${e.line[0]} ${e.line[1] + 1}: +${e.cells.length} cells · ${e.known} known · event ${n}`;
+  if (e.e === "step") return `${e.line[0]} ${e.line[1] + 1}: +${plural(e.cells.length, "cell")} · ${e.known} known · event ${n}`;
   if (e.e === "guess") return `guess (${e.cell[0] + 1}, ${e.cell[1] + 1}) at depth ${e.depth} · event ${n}`;
   return `backtrack to depth ${e.depth} · event ${n}`;
 }
@@ -618,26 +755,52 @@ function describeEvent(run, e) {
 function onBatch(run, m) {
   run.batches.push(m);
   const c = run.card;
-  c.live.textContent = `batch ${run.batches.length} · ${m.reads} reads${m.sweeps ? ` × ${m.sweeps} sweeps` : ""} · best energy ${m.best_energy}` + (m.broken ? ` · breaks ${m.broken}` : "");
+  c.live.textContent = `batch ${run.batches.length} · ${plural(m.reads, "read")}${m.sweeps ? ` × ${plural(m.sweeps, "sweep")}` : ""} · best energy ${m.best_energy}` + (m.broken ? ` · breaks ${plural(m.broken, "constraint")}` : "");
   if (run.puzzle) cardBoard(run, { cells: run.cells, broken: { cells: m.broken_cells, lines: m.broken_lines } });
   drawSpark(run);
 }
 
+// The energy chart. Several batches: the best energy (and the mean, lighter) per batch. One
+// batch: how many of its reads reached each energy (a histogram), so a run of one batch is more
+// than a dot.
 function drawSpark(run) {
   const cv = run.card.spark; cv.hidden = false;
-  const dpr = window.devicePixelRatio || 1, W = cv.clientWidth || 260, H = 56, top = 20, bottom = H - 6;
+  const dpr = window.devicePixelRatio || 1, W = cv.clientWidth || 260, H = 64, top = 18, bottom = H - 14;
   cv.width = W * dpr; cv.height = H * dpr; cv.style.height = `${H}px`;
   const g = cv.getContext("2d"); g.setTransform(dpr, 0, 0, dpr, 0, 0); g.clearRect(0, 0, W, H);
-  const es = run.batches.map(b => b.best_energy ?? 0), max = Math.max(1, ...es);
-  const xy = k => [es.length === 1 ? W / 2 : 6 + k * (W - 12) / (es.length - 1), bottom - (bottom - top) * es[k] / max];
   g.strokeStyle = "#e2e5ec"; g.lineWidth = 1; g.beginPath(); g.moveTo(0, bottom + 0.5); g.lineTo(W, bottom + 0.5); g.stroke();
-  g.strokeStyle = "#3559e0"; g.lineWidth = 2; g.beginPath();
-  es.forEach((e, k) => { const [x, y] = xy(k); k ? g.lineTo(x, y) : g.moveTo(x, y); });
-  g.stroke();
+  g.font = "11px system-ui, sans-serif";
+  const bs = run.batches, last = bs[bs.length - 1];
+  if (bs.length === 1 && Array.isArray(last.energies) && last.energies.length) {
+    const hist = last.energies, es = hist.map(h => h[0]), cmax = Math.max(...hist.map(h => h[1]));
+    const emin = Math.min(...es), emax = Math.max(...es), span = emax - emin || 1;
+    const bw = Math.max(2, Math.min(14, (W - 12) / (hist.length * 1.6)));
+    g.fillStyle = "#3559e0";
+    for (const [e, c] of hist) {
+      const x = hist.length === 1 ? (W - bw) / 2 : 6 + (W - 12 - bw) * (e - emin) / span, h = Math.max(2, (bottom - top) * c / cmax);
+      g.fillRect(x, bottom - h, bw, h);
+    }
+    g.fillStyle = "#6b7385";
+    g.fillText(hist.length === 1 ? `all ${plural(last.reads, "read")} at energy ${emin}` : `reads per energy (${plural(last.reads, "read")}; best ${last.best_energy})`, 2, 11);
+    const lo = `energy ${emin}`, hi = `${emax}`;
+    g.fillText(lo, 4, H - 2); if (hist.length > 1) g.fillText(hi, W - 4 - g.measureText(hi).width, H - 2);
+    cv.dataset.points = String(hist.length);
+    return;
+  }
+  const best = bs.map(b => b.best_energy ?? 0), mean = bs.map(b => b.mean_energy ?? b.best_energy ?? 0);
+  const max = Math.max(1, ...best, ...mean);
+  const xy = (k, e) => [best.length === 1 ? W / 2 : 6 + k * (W - 12) / (best.length - 1), bottom - (bottom - top) * e / max];
+  const line = (es, colour, width) => {
+    g.strokeStyle = colour; g.lineWidth = width; g.beginPath();
+    es.forEach((e, k) => { const [x, y] = xy(k, e); k ? g.lineTo(x, y) : g.moveTo(x, y); }); g.stroke();
+  };
+  line(mean, "#b9c6f4", 1.5); line(best, "#3559e0", 2);
   g.fillStyle = "#3559e0";
-  es.forEach((e, k) => { const [x, y] = xy(k); g.beginPath(); g.arc(x, y, 2.5, 0, 7); g.fill(); });
-  g.fillStyle = "#6b7385"; g.font = "11px system-ui, sans-serif";
-  g.fillText(`best energy per batch (${es.length}; last ${es[es.length - 1]})`, 2, 11);
+  best.forEach((e, k) => { const [x, y] = xy(k, e); g.beginPath(); g.arc(x, y, 2.5, 0, 7); g.fill(); });
+  g.fillStyle = "#6b7385";
+  g.fillText(`best energy per batch (${bs.length}; last ${best[best.length - 1]}), mean lighter`, 2, 11);
+  g.fillText("batch 1", 4, H - 2); const t = `batch ${bs.length}`; g.fillText(t, W - 4 - g.measureText(t).width, H - 2);
+  cv.dataset.points = String(bs.length);
 }
 
 function onLog(run, line) {
@@ -665,7 +828,7 @@ function finishRun(run) {
   const p = run.puzzle || state.puzzle;
   run.first = p ? decodeGrid(rec.grid, p) : null; run.second = p ? decodeGrid(rec.second_grid, p) : null;
   c.live.textContent = ""; c.live.classList.add("done");
-  if (run.replayInfo) c.live.textContent = `replay: ${run.replayInfo.steps} line updates, ${run.replayInfo.guesses} guesses, ${run.replayInfo.backtracks} backtracks${run.replayInfo.truncated ? " (cut short)" : ""}`;
+  if (run.replayInfo) c.live.textContent = `replay: ${plural(run.replayInfo.steps, "line update")}, ${plural(run.replayInfo.guesses, "guess", "guesses")}, ${plural(run.replayInfo.backtracks, "backtrack")}${run.replayInfo.truncated ? " (cut short)" : ""}`;
   const v = c.verdict;
   if (status === "solved") {
     if (rec.unique === true) { v.textContent = "Unique solution"; v.className = "run-verdict ok"; }
@@ -684,52 +847,110 @@ function finishRun(run) {
   showRunGrid(run, "first");
   if (run.second) {
     c.sw.hidden = false;
-    for (const b of $$("button", c.sw)) b.onclick = () => showRunGrid(run, b.dataset.show);
+    for (const b of $$("button", c.sw)) b.onclick = () => { showRunGrid(run, b.dataset.show); selectRun(run); };
   }
   if (run.first) {
     c.downloads.hidden = false;
     $("[data-dl=png]", c.downloads).onclick = () => downloadPNG(run);
-    $("[data-dl=svg]", c.downloads).onclick = () => download(`${run.backend.name}.svg`, new Blob([gridSVG(p, run.first)], { type: "image/svg+xml" }));
+    $("[data-dl=svg]", c.downloads).onclick = () => download(`${run.stem}-${run.backend.name}.svg`, new Blob([gridSVG(p, run.first)], { type: "image/svg+xml" }));
   }
   figures(run, rec);
   if (run.fromDrawing && state.runs.has(run)) drawingVerdict(run);  // not a cleared run's
+  // the first card with a grid (or an impossible verdict's line) goes on the main board
+  // (until a click chooses: a card with two solutions then takes over from one with one)
+  else if ((run.first || run.badLine) && state.runs.has(run) && state.mode === "clues" && run.text === currentText()
+    && (!state.shown || (!state.shownByUser && run.second && !state.shown.second))) showOnBoard(run);
 }
 
 function showRunGrid(run, which) {
+  run.view = which;
   for (const b of $$("button", run.card.sw)) b.classList.toggle("active", b.dataset.show === which);
+  if (state.shown === run) { boardCaption(run); renderBoard(); }
   const p = run.puzzle || state.puzzle; if (!p) return;
   if (!run.first) { cardBoard(run, { cells: run.cells, line: run.badLine }); return; }
   if (which === "second") cardBoard(run, { cells: run.second });
   else if (which === "diff") cardBoard(run, { cells: run.first, marks: diffMarks(run.first, run.second), other: run.second });
   else cardBoard(run, { cells: run.first });
   if (run.baseLive === undefined) run.baseLive = run.card.live.textContent;
-  run.card.live.textContent = which === "diff" ? `${diffMarks(run.first, run.second).size} cells differ; the insets show the other solution` : run.baseLive;
+  const nd = diffMarks(run.first, run.second).size;
+  run.card.live.textContent = which === "diff" ? `${plural(nd, "cell")} ${nd === 1 ? "differs" : "differ"}; the insets show the other solution` : run.baseLive;
 }
 function diffMarks(a, b) {
   const s = new Set(); if (!a || !b) return s;
   a.forEach((row, i) => row.forEach((v, j) => { if (v !== b[i][j]) s.add(`${i},${j}`); })); return s;
 }
 
+// ---- a card's grid on the main board ---------------------------------------------------------
+function currentText() { return state.mode === "draw" ? state.text : $("#clues").value; }
+
+// The main board shows one card's grid (its Solution / Another / Differences, the cells where
+// two solutions differ marked) or, with none, the cells the hints decided.
+function showOnBoard(run, render = true) {
+  const was = state.shown; state.shown = run || null; state.shownByUser = false;
+  for (const r of state.runs) r.card.root.classList.toggle("selected", r === state.shown);
+  if (run) boardCaption(run);
+  else if (was && state.mode === "clues") note("");
+  if (render && (run || was)) renderBoard();
+}
+function selectRun(run) {
+  if (!run.first && !run.badLine) return;
+  if (state.mode !== "clues") { note("The board shows your drawing here: the Clues tab shows a card's grid.", ""); return; }
+  if (run.text !== currentText()) { note("This card is for other clues than the board's: solve again to see it here.", "error"); return; }
+  showOnBoard(run); state.shownByUser = true;
+}
+function boardCaption(run) {
+  const name = run.backend.name;
+  if (!run.first) { note(`${name}: impossible. The highlighted line is where line solving meets the contradiction.`, "error"); return; }
+  const v = run.view || "first", n = run.second ? diffMarks(run.first, run.second).size : 0;
+  const what = v === "second" ? "second solution" : "solution";
+  const diff = n ? `; the ${plural(n, "cell")} where its two solutions differ ${n === 1 ? "is" : "are"} marked${v === "diff" ? " (the insets show the other solution)" : ""}` : "";
+  note(`${name}'s ${what} on the board${diff}. Hint goes back to your own cells.`, n ? "hint" : "ok");
+}
+
+// The terms a sampler's card uses, as tooltips on the card and in the legend under the cards.
+const TERMS = {
+  energy: "The penalty of the best read: 0 when it breaks no constraint (then its grid meets every clue).",
+  p: "The share of reads that reached energy 0 (a grid that meets every clue), over the reads it names.",
+  TTS99: "Time to solution at 99 %: how long this sampler must keep taking reads to find a solution with probability 0.99 " +
+    "(one read's time × ln 0.01 / ln(1 − p)). In brackets its 95 % interval; ∞ when no read succeeded.",
+};
+
 function figures(run, r) {
   const dl = run.card.figures; dl.replaceChildren();
-  const add = (k, v) => { if (v !== null && v !== undefined && v !== "") dl.append(el("dt", { text: k }), el("dd", { text: String(v) })); };
+  const add = (k, v, tip) => {
+    if (v === null || v === undefined || v === "") return;
+    const dt = el("dt", { text: k });
+    if (tip) { dt.title = tip; dt.classList.add("term"); }
+    dl.append(dt, el("dd", { text: String(v) }));
+  };
   const total = (r.build_s || 0) + (r.solve_s || 0) + (r.presolve_s || 0);
-  add("time", r.build_s ? `${fmtS(total)}  (build ${fmtS(r.build_s)}, solve ${fmtS(r.solve_s)})` : fmtS(total));
-  if (r.variables != null) add("model", `${r.variables.toLocaleString()} variables, ${r.constraints.toLocaleString()} constraints${r.encoding && r.encoding !== "order" ? ` (${r.encoding})` : ""}`);
-  if (r.presolve_status) add("presolve", `${r.presolve_unknown_cells} cells left, ${r.variables_before} → ${r.variables_after} variables`);
-  if (r.energy != null) add("energy", r.energy);
-  if (r.success_probability != null) add("p", `${r.success_probability.toFixed(3)} over ${r.reads} reads`);
+  if (total > 0) add("time", r.build_s ? `${fmtS(total)}  (build ${fmtS(r.build_s)}, solve ${fmtS(r.solve_s)})` : fmtS(total));
+  if (r.variables != null) add("model", `${plural(r.variables, "variable")}, ${plural(r.constraints, "constraint")}${r.encoding && r.encoding !== "order" ? ` (${r.encoding})` : ""}`);
+  if (r.presolve_status) add("presolve", `${plural(r.presolve_unknown_cells, "cell")} left, ${r.variables_before} → ${plural(r.variables_after, "variable")}`);
+  // a time budget's run samples batch after batch: its reads over all batches, and p (with
+  // TTS99) over the last batch's reads, the figures the record's statistics are made of
+  const batches = r.info && Array.isArray(r.info.batches) && r.info.batches.length > 1 ? r.info.batches : null;
+  if (r.reads != null) {
+    const all = batches ? batches.reduce((n, b) => n + (b.reads || 0), 0) : r.reads;
+    add("reads", batches ? `${plural(all, "read")} in ${batches.length} batches` : plural(r.reads, "read"));
+  }
+  if (r.energy != null) add("energy", r.energy === 0 ? "0 (every constraint met)" : `${r.energy} (the best read${batches ? " of all batches" : ""})`, TERMS.energy);
+  if (r.success_probability != null) {
+    const ok = Math.round(r.success_probability * r.reads);
+    add("p", `${r.success_probability.toFixed(3)}: ${ok.toLocaleString("en")} of ${plural(r.reads, "read")}${batches ? " in the last batch" : ""} reached energy 0`, TERMS.p);
+  }
   if (r.reads != null && r.success_probability != null) {
     const tts = r.tts99_s == null ? "∞ (no read succeeded)" : fmtS(r.tts99_s);
     const ci = r.tts99_s == null ? "" : `  [${r.tts99_low_s == null ? "?" : fmtS(r.tts99_low_s)} – ${r.tts99_high_s == null ? "∞" : fmtS(r.tts99_high_s)}]`;
-    add("TTS99", tts + ci);
+    add("TTS99", tts + ci, TERMS.TTS99);
+    $("#terms").hidden = false;
   }
 }
 
 function downloadPNG(run) {
   const p = run.puzzle || state.puzzle, cv = document.createElement("canvas");
   drawBoard(cv, p, { cells: run.first, clues: true, maxW: 24 * (p.width + 10), maxH: 24 * (p.height + 10), maxCell: 24 });
-  cv.toBlob(b => download(`${run.backend.name}.png`, b), "image/png");
+  cv.toBlob(b => download(`${run.stem}-${run.backend.name}.png`, b), "image/png");
 }
 
 function drawingVerdict(run) {
@@ -744,14 +965,14 @@ function drawingVerdict(run) {
 }
 
 // ---- exports and sharing ------------------------------------------------------------------
+const EXPORT_EXT = { text: "txt", non: "non", bqm: "bqm", qubo: "qubo", cqm: "cqm" };
 async function exportModel(kind) {
   $("#download-menu").open = false;
   const text = state.mode === "draw" ? state.text : $("#clues").value;
   note(`Preparing the ${kind.toUpperCase()} file…`);
   const r = await fetch(`/api/export/${kind}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ puzzle: text, name: state.name }) });
   if (!r.ok) { let d = {}; try { d = await r.json(); } catch (e) { /* */ } note(d.error || `export failed (${r.status})`, "error"); return; }
-  const disp = r.headers.get("Content-Disposition") || "", name = (/filename="([^"]+)"/.exec(disp) || [])[1] || `puzzle.${kind}`;
-  download(name, await r.blob()); note("");
+  download(`${fileStem()}.${EXPORT_EXT[kind] || kind}`, await r.blob()); note("");
 }
 
 function share() {
@@ -785,7 +1006,7 @@ async function init() {
   $("#solve").addEventListener("click", solveAll);
   $("#cancel-all").addEventListener("click", () => { for (const r of state.runs.values()) cancelRun(r); });
   $("#hint").addEventListener("click", hint);
-  $("#hint-reset").addEventListener("click", () => { resetHints(); renderBoard(); });
+  $("#hint-reset").addEventListener("click", () => { resetHints(); showOnBoard(null, false); renderBoard(); });
   $("#share").addEventListener("click", share);
   for (const b of $$("[data-export]")) b.addEventListener("click", () => exportModel(b.dataset.export));
   $("#draw-new").addEventListener("click", () => newDrawing(Math.min(60, Math.max(1, +$("#draw-w").value || 10)), Math.min(60, Math.max(1, +$("#draw-h").value || 10))));
@@ -795,17 +1016,30 @@ async function init() {
   setupEditor();
   window.addEventListener("resize", () => { clearTimeout(state.resizeT); state.resizeT = setTimeout(renderBoard, 100); });
 
-  const [bk, ex] = await Promise.all([api("/api/backends", undefined, "GET"), api("/api/examples", undefined, "GET")]);
-  if (bk.ok) { state.backends = bk.data.backends; state.settings = bk.data.settings; renderBackends();
-    const tl = $("#time-limit"); tl.max = state.settings.max_time_limit; tl.value = state.settings.time_limit; }
-  else $("#backends").textContent = bk.data.error || "cannot list the solvers";
+  // the examples come at once; the solvers' list may take seconds on the first visit after the
+  // server starts (it imports every solver): each shows its own loading state meanwhile
+  const solvers = api("/api/backends", undefined, "GET").then(bk => {
+    const box = $("#backends"); box.removeAttribute("aria-busy");
+    if (bk.ok) { state.backends = bk.data.backends; state.settings = bk.data.settings; renderBackends();
+      const tl = $("#time-limit"); tl.max = state.settings.max_time_limit; tl.value = state.settings.time_limit; }
+    else box.replaceChildren(el("p", { class: "status error", text: `Cannot list the solvers: ${bk.data.error || "no answer"}` }));
+    updateSolve();
+  });
+  const ex = await api("/api/examples", undefined, "GET");
+  const sel = $("#example"); sel.replaceChildren();
   if (ex.ok) {
     state.examples = ex.data.examples;
-    const sel = $("#example");
     sel.append(el("option", { value: "", text: "Examples…" }));
     for (const n of Object.keys(state.examples)) sel.append(el("option", { value: n, text: n.replace(/\.txt$/, "") }));
+    // the formats the server reads (its format registry)
+    if (ex.data.formats) $("#formats").textContent = [...new Set(ex.data.formats.flatMap((f) => f.extensions))].join(", ");
+  } else sel.append(el("option", { value: "", text: "no examples" }));
+  note("");
+  if (!fromFragment()) {
+    if (ex.ok) loadText(state.examples[ex.data.default] || "", ex.data.default);
+    else { const st = $("#parse-status"); st.className = "status"; st.textContent = "Paste clues or open a file."; }
   }
-  if (!fromFragment() && ex.ok) loadText(state.examples[ex.data.default] || "", ex.data.default);
+  await solvers;
   document.body.dataset.ready = "1";
 }
 

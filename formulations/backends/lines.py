@@ -12,19 +12,20 @@ import time
 from formulations.lines import solve_lines
 from formulations.lines.search import CDCL_AFTER, DEFAULT_GUESS, GUESS_RULES
 from formulations.puzzle import Puzzle
+from formulations.runtime.clock import NO_DEADLINE, Deadline
 from formulations.results import BackendError, RawAnswer, Status
 
 from .base import Backend
 
 
-def solve(puzzle: Puzzle, *, time_limit: float | None = None, seed: int | None = None,
+def solve(puzzle: Puzzle, *, deadline: Deadline = NO_DEADLINE, seed: int | None = None,
           unique: bool = False, guess: str = DEFAULT_GUESS, probing: bool = True,
           sprints: bool = False, backjump: bool = False,
           cdcl_after: int = CDCL_AFTER) -> RawAnswer:
     if guess not in GUESS_RULES:
         raise BackendError(f"guess must be one of {', '.join(GUESS_RULES)}, got {guess!r}")
     t0 = time.perf_counter()
-    res = solve_lines(puzzle, max_solutions=2 if unique else 1, time_limit=time_limit,
+    res = solve_lines(puzzle, max_solutions=2 if unique else 1, time_limit=deadline,
                       probing=probing, guess=guess, sprints=sprints, backjump=backjump,
                       cdcl_after=None if cdcl_after < 0 else cdcl_after)
     info = res.info()

@@ -17,8 +17,8 @@ import os
 import re
 from pathlib import Path
 
-from .io.nonograms_org import MAX_TEXT_CHARS, parse_nonograms_org
-from .puzzle import Grid, Puzzle, PuzzleError
+from .nonograms_org import MAX_TEXT_CHARS, parse_nonograms_org
+from ..puzzle import Grid, Puzzle, PuzzleError
 
 SITES = {"nonograms.org": "https://www.nonograms.org", "nonograms.ru": "https://www.nonograms.ru"}
 PATHS = ("nonograms", "nonograms2")   # black and white, colour

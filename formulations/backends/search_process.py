@@ -6,7 +6,7 @@ survey puzzle); CaDiCaL has no interrupt in pysat, and its inprocessing runs up 
 conflict-bounded slice (webpbn #22336), while pysat's own SIGINT handler ``longjmp``s out of
 the solver and can leave malloc's lock taken (the process then hangs in ``free``: seen in CI and
 here under gdb). A process is killed at once on Ctrl-C and past the deadline, and its CPU time
-counts in :func:`~formulations.cputime.cpu_seconds` once it is joined.
+counts in :func:`~formulations.runtime.cputime.cpu_seconds` once it is joined.
 
 The worker ``target(conn, *args)`` sends ``("first", outcome, values, info)`` and, when
 uniqueness was asked and the first outcome is ``solved``, ``("second", outcome, values, info)``;
@@ -23,9 +23,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from formulations.clock import OutOfTime
+from formulations.runtime.clock import Deadline, OutOfTime
 from formulations.results import BackendError, RawAnswer, Status
-from formulations.workers import die_with_parent, exit_text
+from formulations.runtime.workers import die_with_parent, exit_text
 
 GRACE_S = 0.5
 """How long past the deadline the worker may run before it is killed (the solvers check their
@@ -84,10 +84,11 @@ def _ends_search(kind: str, outcome: str, second_wanted: bool) -> bool:
 
 
 def search(target: Callable[..., None], args: tuple, *, solver: str, unique: bool,
-           block: list[int], end: float | None, info: dict[str, Any]) -> RawAnswer:
+           block: list[int], deadline: Deadline, info: dict[str, Any]) -> RawAnswer:
     """Run ``target`` in a worker (or in place, in a daemonic process) and turn its messages
-    into the answer. ``end``: the deadline as ``time.time()``; ``info`` is added to the
-    worker's figures. Ctrl-C kills the worker and goes on up as KeyboardInterrupt."""
+    into the answer. ``deadline``: the run's (the worker reads the same one: its clock is the
+    system's monotonic clock); ``info`` is added to the worker's figures. Ctrl-C kills the
+    worker and goes on up as KeyboardInterrupt."""
     t0 = time.perf_counter()
     second_wanted = unique and bool(block)
     if runs_in_place():
@@ -96,13 +97,13 @@ def search(target: Callable[..., None], args: tuple, *, solver: str, unique: boo
         got = {m[0]: m[1:] for m in inbox.messages}
         killed, ended = False, ""
     else:
-        got, killed, ended = _collect(target, args, solver, second_wanted, end)
+        got, killed, ended = _collect(target, args, solver, second_wanted, deadline)
     return _answer(got, killed, ended, solver=solver, unique=unique, block=block,
                    elapsed=time.perf_counter() - t0, info=info)
 
 
 def _collect(target: Callable[..., None], args: tuple, solver: str, second_wanted: bool,
-             end: float | None) -> tuple[dict[str, tuple], bool, str]:
+             deadline: Deadline) -> tuple[dict[str, tuple], bool, str]:
     ctx = context()
     recv, send = ctx.Pipe(duplex=False)
     worker = ctx.Process(target=_run_target, name=f"{solver}-worker", daemon=True,
@@ -134,7 +135,7 @@ def _collect(target: Callable[..., None], args: tuple, solver: str, second_wante
                 if recv.poll(0):  # a last message sent just before it ended
                     continue
                 break
-            elif end is not None and time.time() > end + GRACE_S:
+            elif deadline.past(GRACE_S):
                 killed = True
                 break
     finally:  # Ctrl-C included: the worker is killed and joined, and KeyboardInterrupt goes on

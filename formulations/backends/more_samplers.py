@@ -3,7 +3,7 @@
 dwave-hybrid's parallel tempering (``pt``) and population annealing (``pa``).
 
 Each is a small dimod-style sampler class here (``sample(bqm, num_reads=, num_sweeps=,
-beta_range=, seed=, interrupt_function=, ...)``) run through ``backends.anneal``'s one pipeline:
+beta_range=, seed=, interrupt_function=, ...)``) run through the one sampler pipeline (``formulations.backends.sampling``):
 the same lowering (``formulations.model.penalty``), exact re-scoring of every read, statistics
 (p, TTS99 and its interval), time budget (batches that double the length until a verified
 ground state, ``until_solved``), Ctrl-C between reads (and between PT/PA rounds), and seeds.
@@ -55,9 +55,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .anneal import AUTO, _Plan, _param_checker, _solver, NO_X_SAMPLERS, _AT_LEAST_ONE
 from .base import Backend
-from formulations.model.penalty import qubo_size
+from .sampling import AUTO, NO_X_SAMPLERS, SamplerPlan, declare
 
 # -- defaults (measured; see the module docstring and docs/samplers.md) -----------------------
 PIMC_GAMMA = 0.25          # initial transverse field, units of the smallest weight
@@ -276,16 +275,19 @@ def _make(kind: str) -> Callable[[], Any]:
 
 
 # read_cost: one read's time relative to dwave's SA at the same sweeps (the time-limit's
-# estimate of a first read; measured on cat15 and janko 20x20 here, rounded up)
+# estimate of a first read; measured on cat15 and janko 20x20 here, rounded up); the study's
+# cost per read is sa's times it (not calibrated)
 _PLANS = {
-    "pimc": _Plan("pimc", _make("pimc"), QA_READS, "interrupt", scaled_beta=True,
-                  default_sweeps=AUTO, read_cost=6.0, threads=True),
-    "rotor": _Plan("rotor", _make("rotor"), QA_READS, "interrupt", scaled_beta=True,
-                   default_sweeps=AUTO, read_cost=4.0, threads=True, beta=ROTOR_BETA),
-    "pt": _Plan("pt", _make("pt"), PT_READS, "interrupt", scaled_beta=True,
-                default_sweeps=PT_SWEEPS, read_cost=2.0 * PT_REPLICAS),
-    "pa": _Plan("pa", _make("pa"), PA_READS, "interrupt", scaled_beta=True,
-                default_sweeps=PA_SWEEPS, read_cost=2.0 * PA_POPULATION),
+    "pimc": SamplerPlan("pimc", _make("pimc"), QA_READS, "interrupt", scaled_beta=True,
+                        default_sweeps=AUTO, read_cost=6.0, threads=True),
+    "rotor": SamplerPlan("rotor", _make("rotor"), QA_READS, "interrupt", scaled_beta=True,
+                         default_sweeps=AUTO, read_cost=4.0, threads=True, beta=ROTOR_BETA),
+    "pt": SamplerPlan("pt", _make("pt"), PT_READS, "interrupt", scaled_beta=True,
+                      default_sweeps=PT_SWEEPS, read_cost=2.0 * PT_REPLICAS,
+                      length_unit="sweeps per replica"),
+    "pa": SamplerPlan("pa", _make("pa"), PA_READS, "interrupt", scaled_beta=True,
+                      default_sweeps=PA_SWEEPS, read_cost=2.0 * PA_POPULATION,
+                      length_unit="sweeps per member"),
 }
 
 _HINT = 'pip install "nonogram-formulations[qa]" (or: pip install dimod "dwave-samplers>=1.5")'
@@ -298,10 +300,8 @@ _PA_OPTIONS = {**_PT_OPTIONS, "beta_schedule": str}
 
 
 def _backend(name: str, description: str, options: dict, requires: tuple, hint: str) -> Backend:
-    return Backend(name, description, _solver(_PLANS[name]), translation=qubo_size,
-                   requires=requires, install_hint=hint, options=options, reproducible=True,
-                   check_params=_param_checker(_PLANS[name]), minimum=_AT_LEAST_ONE,
-                   use_x=NO_X_SAMPLERS)
+    return declare(_PLANS[name], description, options=options, requires=requires,
+                   install_hint=hint, use_x=NO_X_SAMPLERS)
 
 
 BACKENDS = [

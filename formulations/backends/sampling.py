@@ -1,5 +1,19 @@
-"""dimod samplers on the model's penalty QUBO (``formulations.penalty``): sa, tabu, descent,
-exact, and any dimod sampler by import path (``dimod:MODULE:CLASS``).
+"""The sampler pipeline: how any dimod sampler is run on the model's penalty QUBO
+(``formulations.model.penalty``), in one public place that every sampler backend, the study
+runner, the release and the web page use.
+
+* :class:`SamplerPlan`: how to call one sampler (make it, its defaults, how it honours a
+  deadline, its unit of anneal length, its cost per read); :func:`declare` registers a plan and
+  gives its :class:`~formulations.backends.base.Backend`; the registry's ``plan_of`` finds a
+  plan by name (``formulations.backends.plan_of``).
+  A named sampler is one ``declare(...)`` in one module plus one line in the backend registry
+  (``formulations/backends/__init__.py``); the sa/tabu/descent/exact/OpenJij declarations are in
+  :mod:`.anneal`, the quantum-annealing simulators, PT and PA in :mod:`.more_samplers`.
+* :func:`sample_kwargs`: backend options and native parameters mapped to the sampler's keyword
+  arguments (refusing what it does not take).
+* :func:`run_plan`: the run loop (batches, threads, the deadline, Ctrl-C, ``until_solved``).
+* :func:`rescore`: a sample set re-scored exactly with the penalty (a sampler's energies are
+  never trusted).
 
 A sampler never decides success: every returned sample is re-scored with the exact penalty
 (``QuadraticPenalty.energies``), status is SOLVED only when the best sample has energy 0, and the
@@ -45,15 +59,16 @@ from typing import Any, Callable
 
 import numpy as np
 
-from formulations.clock import FIT_SLACK_S, Deadline
-from formulations.cputime import cpu_seconds
+from formulations.runtime.clock import FIT_SLACK_S, Deadline
+from formulations.runtime.cputime import cpu_seconds
 from formulations.model import NonogramModel, QuadraticPenalty, lower
 from formulations.model.penalty import qubo_size
+from formulations.model.words import constraint_words
 from formulations.options import parse_value
 from formulations.results import BackendError, RawAnswer, SamplingStats, Status, tts99
-from formulations.stats import tts99_interval
+from formulations.analysis.stats import tts99_interval
 
-from .base import Backend, size_limit
+from .base import Backend
 
 EXACT_MAX_VARIABLES = 20   # ExactSolver holds all 2^n states in memory (2^20 x n bytes + energies)
 TABU_MAX_VARIABLES = 6000  # TabuSampler builds two dense n x n float64 matrices
@@ -65,6 +80,7 @@ SA_READS, SA_SWEEPS = 100, 150  # reads by default; sweeps when nothing else say
 # is 1, so beta runs from 1 (a +1 step accepted 37 % of the time) to 10 (never). dwave's own
 # default range (about 0.06..11 on cat15) wastes the hot end: p 0.93 -> 0.98 at 150 sweeps.
 SA_BETA = (1.0, 10.0)
+SA_READ_COST = 1.2e-9  # CPU seconds of one sa read per sweep per QUBO term (AMD EPYC, one thread)
 TABU_READS = 10
 # tabu's per-read budget without a time limit (its reads stop at energy 0 first). dwave's own
 # default, 20 ms, made the outcome depend on the machine's load.
@@ -121,8 +137,13 @@ def default_beta_range(weights: dict[str, float],
 
 
 @dataclass(frozen=True)
-class _Plan:
-    """How to call one sampler: which parameters it takes and how to honour a time limit."""
+class SamplerPlan:
+    """How to call one sampler: which parameters it takes and how to honour a time limit.
+    ``length_unit``: what its anneal length counts (``sweeps``; tabu: updates per variable);
+    ``cost``: CPU seconds of one read per unit of length, ``(c, base, power)`` with base
+    ``terms`` (variables + 2 x interactions) or ``variables`` (:meth:`read_seconds`; measured
+    here for sa, openjij-sa, openjij-sqa and tabu, the others sa's times ``read_cost``);
+    ``zero_length``: the keyword that makes a call anneal not at all (its overhead alone)."""
     name: str
     make: Callable[[], Any]
     default_reads: int | None
@@ -135,13 +156,26 @@ class _Plan:
     threads: bool = False      # its sample() releases the GIL: reads can run on several threads
     beta: tuple[float, float] | None = None  # its own default beta range (units of 1/min weight)
     openmp: str | None = None  # the module whose OpenMP pool it samples on (module doc)
+    length_unit: str | None = "sweeps"  # None: no anneal length to study (descent, exact)
+    cost: tuple[float, str, float] | None = None
+    zero_length: str | None = None
+
+    def read_seconds(self, length: int, variables: int, interactions: int) -> float:
+        """Estimated CPU seconds of one read of ``length`` units on a QUBO of that size."""
+        c, base, power = self.cost or (SA_READ_COST * self.read_cost, "terms", 1.0)
+        x = variables + 2 * interactions if base == "terms" else variables
+        return c * length * x ** power
+
+    def zero_length_kwargs(self, kw: dict[str, Any]) -> dict[str, Any] | None:
+        """The same call with no annealing (the per-call overhead), where the sampler allows it."""
+        return None if self.zero_length is None else {**kw, self.zero_length: 0}
 
 
 _openmp_controller: Any = None
 
 
 @contextmanager
-def openmp_threads(plan: _Plan, threads: int = 1):
+def openmp_threads(plan: SamplerPlan, threads: int = 1):
     """While sampling, an OpenMP sampler's pool at ``threads`` (restored after). The controller
     is made once, after the sampler's module has loaded its OpenMP runtime (1 ms to make, 16 us
     to use); threadpoolctl, not an environment variable, because the runtime may already run.
@@ -158,7 +192,7 @@ def openmp_threads(plan: _Plan, threads: int = 1):
         yield
 
 
-def _sampler_parameters(sampler: Any) -> set[str] | None:
+def sampler_parameters(sampler: Any) -> set[str] | None:
     """The keyword arguments a sampler's ``sample`` takes: dimod's ``parameters`` plus the
     explicit keywords of its signature (OpenJij lists only its own extras in ``parameters``)."""
     params = getattr(sampler, "parameters", None)
@@ -175,12 +209,12 @@ def _sampler_parameters(sampler: Any) -> set[str] | None:
     return names
 
 
-def _sample_kwargs(plan: _Plan, sampler: Any, pen: QuadraticPenalty, *, seed: int | None,
+def sample_kwargs(plan: SamplerPlan, sampler: Any, pen: QuadraticPenalty, *, seed: int | None,
                    reads: int | None, sweeps: int | None, beta_range: tuple | None,
                    beta_schedule: str | None, params: dict | None) -> dict[str, Any]:
     """Map backend options and ``params`` to the sampler's keyword arguments, refusing anything
     the sampler does not take."""
-    accepted = _sampler_parameters(sampler)
+    accepted = sampler_parameters(sampler)
 
     def put(option: str, param: str, value: Any) -> None:
         if accepted is not None and param not in accepted:
@@ -256,7 +290,7 @@ def cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def sampling_threads(plan: _Plan, workers: int | None, until_solved: bool) -> int:
+def sampling_threads(plan: SamplerPlan, workers: int | None, until_solved: bool) -> int:
     """How many threads share a batch's reads: ``workers`` (0: every core); by default every
     core when the run has a time budget to use (the command line), else one, so that a
     statistics run's time per read is one sampler's. Samplers that hold the GIL get one."""
@@ -271,14 +305,14 @@ def sampling_threads(plan: _Plan, workers: int | None, until_solved: bool) -> in
     return cores() if workers == 0 else workers
 
 
-def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int | None,
+def run_plan(plan: SamplerPlan, nm: NonogramModel, *, deadline: Deadline, seed: int | None,
          unique: bool, reads: int | None = None, sweeps: int | None = None,
          beta_range: tuple | None = None, beta_schedule: str | None = None,
          weights: dict | None = None, params: dict | None = None,
          until_solved: bool = False, workers: int | None = None) -> RawAnswer:
     t0 = time.perf_counter()
     threads = sampling_threads(plan, workers, until_solved)
-    clock = Deadline(time_limit)
+    clock = deadline
     try:
         pen = lower(nm, weights, deadline=clock)
     except ValueError as exc:
@@ -295,7 +329,7 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
                          energy=pen.energy(empty), message="constant constraints fail (no "
                          "variables)", info=info0)
     sampler = plan.make()
-    kw = _sample_kwargs(plan, sampler, pen, seed=seed, reads=reads, sweeps=sweeps,
+    kw = sample_kwargs(plan, sampler, pen, seed=seed, reads=reads, sweeps=sweeps,
                         beta_range=beta_range, beta_schedule=beta_schedule, params=params)
     clock.check("QUBO lowering")
     if until_solved and sweeps is None and "num_sweeps" in kw \
@@ -389,14 +423,15 @@ def _run(plan: _Plan, nm: NonogramModel, *, time_limit: float | None, seed: int 
                          message=f"no state of the {n} variables has energy 0", sampling=stats,
                          info=info)
     broken = pen.violated(got.best)
-    shown = ", ".join(map(str, broken[:3])) + (", ..." if len(broken) > 3 else "")
+    shown = "; ".join(map(constraint_words, broken[:3])) + ("; ..." if len(broken) > 3 else "")
     stopped = " (interrupted by the time limit)" if got.cut_short else ""
     # with a time budget the best sample is the run's, not the last batch's
     reads = (f"{sum(b['reads'] for b in batches)} reads in {len(batches)} batches"
-             if len(batches) > 1 else f"{total} reads")
+             if len(batches) > 1 else f"{total} read{'' if total == 1 else 's'}")
     return RawAnswer(Status.UNKNOWN, tuple(found), solve_s=time.perf_counter() - t0, energy=e_best,
                      message=f"best of {reads}{stopped} has energy {e_best:g} and breaks "
-                             f"{len(broken)} constraints: {shown}", sampling=stats, info=info)
+                             f"{len(broken)} constraint{'' if len(broken) == 1 else 's'}: {shown}",
+                     sampling=stats, info=info)
 
 
 # Seconds per sweep and per unit of QUBO size (variables + 2 x interactions) of one simulated
@@ -427,13 +462,13 @@ BUDGET_FIRST_READ = 0.1   # with a time budget, the first read's share of the ti
 MIN_BUDGET_SWEEPS = 10
 
 
-def _read_seconds(plan: _Plan, kw: dict[str, Any], pen: QuadraticPenalty, sweeps: int) -> float:
+def _read_seconds(plan: SamplerPlan, kw: dict[str, Any], pen: QuadraticPenalty, sweeps: int) -> float:
     """The estimated seconds of one annealing read of ``sweeps`` sweeps (SA_SECONDS_PER_SWEEP_UNIT)."""
     size = pen.num_variables + 2 * len(pen.qv)
     return plan.read_cost * (kw.get("trotter") or 1) * sweeps * size * SA_SECONDS_PER_SWEEP_UNIT
 
 
-def _fits_one_read(plan: _Plan, kw: dict[str, Any], pen: QuadraticPenalty, clock: Deadline) -> float:
+def _fits_one_read(plan: SamplerPlan, kw: dict[str, Any], pen: QuadraticPenalty, clock: Deadline) -> float:
     """A read cannot be interrupted (samplers check between reads): refuse up front when one
     read's estimated time does not fit the time left. Returns the estimate (0: unknown)."""
     size = pen.num_variables + 2 * len(pen.qv)
@@ -463,18 +498,28 @@ BATCH_OBSERVERS: list[Callable[[dict[str, Any], list], None]] = []
 the constraints its best sample breaks: the web solver's live view (empty: nothing is computed)."""
 
 
+OBSERVED_ENERGIES = 200
+"""Distinct energies of a batch's reads told to the observers at most (the lowest)."""
+
+
 def _observed(batch: dict[str, Any], got: "_Samples", pen: QuadraticPenalty) -> None:
     if BATCH_OBSERVERS:
         broken = pen.violated(got.best) if got.best is not None else []
+        # the batch's energies and how many reads reached each (the live view's chart of a
+        # run of one batch); given to the observers only, not kept in the run's record
+        values, where = np.unique(np.asarray(got.energies, dtype=float), return_inverse=True)
+        counts = np.bincount(where.ravel(), weights=got.counts, minlength=len(values))
+        seen = {**batch, "energies": [[float(e), int(c)] for e, c in
+                                      zip(values[:OBSERVED_ENERGIES], counts[:OBSERVED_ENERGIES])]}
         for observe in BATCH_OBSERVERS:
-            observe(batch, broken)
+            observe(seen, broken)
 
 
 SWEEP_GROWTH = 2          # each further batch anneals this many times longer
 MAX_SWEEPS = 1_000_000
 
 
-def _until_solved(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: QuadraticPenalty,
+def _until_solved(plan: SamplerPlan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: QuadraticPenalty,
                   clock: Deadline, got: "_Samples", batches: list,
                   threads: int = 1) -> tuple["_Samples", dict]:
     """The command line's use of a time budget: while no read has reached energy 0, sample
@@ -543,7 +588,7 @@ class _Samples:
     info: dict[str, Any]
 
 
-def _calls(plan: _Plan, kw: dict[str, Any], n: int, clock: Deadline,
+def _calls(plan: SamplerPlan, kw: dict[str, Any], n: int, clock: Deadline,
            read_s: float = 0.0, terms: int = 0, threads: int = 1,
            split: bool = False) -> list[dict[str, Any]]:
     """The sampler calls for the reads asked: a call holds at most SAMPLE_CHUNK_BYTES of samples;
@@ -586,14 +631,14 @@ def _calls(plan: _Plan, kw: dict[str, Any], n: int, clock: Deadline,
     return out
 
 
-def _sample(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: QuadraticPenalty,
+def _sample(plan: SamplerPlan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: QuadraticPenalty,
             clock: Deadline, keep_zero: bool = False, read_s: float = 0.0,
             threads: int = 1, stop_at_zero: bool = False) -> _Samples:
     """Call the sampler (in chunks of reads when memory or the time limit ask for it) and keep
     only what the statistics need. Ctrl-C stops a sampler that takes ``interrupt_function``
     between reads and is raised on as KeyboardInterrupt once it has returned. With
     ``stop_at_zero`` (a time budget's batches) no call follows one that reached energy 0."""
-    accepted = _sampler_parameters(sampler)
+    accepted = sampler_parameters(sampler)
     interrupted: list[bool] = []
     abort: list[bool] = []  # a thread's call failed: the others stop too
     if plan.time_limit == "interrupt" and (accepted is None or "interrupt_function" in accepted) \
@@ -646,7 +691,7 @@ def _rejected(name: str, kw: dict[str, Any], exc: Exception) -> str:
 CALL_POLL_S = 0.05  # how often the caller looks for Ctrl-C while a sampler call runs
 
 
-def _call_all(plan: _Plan, samplers: list[Any], bqm: Any, parts: list[dict[str, Any]],
+def _call_all(plan: SamplerPlan, samplers: list[Any], bqm: Any, parts: list[dict[str, Any]],
               abort: list[bool], interrupted: list[bool],
               listening: bool = True) -> list[Any] | None:
     """One sampler call per part (``samplers[k]`` takes ``parts[k]``), each in a daemon thread,
@@ -689,7 +734,7 @@ def _call_all(plan: _Plan, samplers: list[Any], bqm: Any, parts: list[dict[str, 
 THREAD_SEED_STRIDE = 104_729  # thread j of a call samples with the call's seed + j x this
 
 
-def _split(c: dict[str, Any], threads: int) -> list[dict[str, Any]]:
+def split_reads(c: dict[str, Any], threads: int) -> list[dict[str, Any]]:
     """One call's reads shared among up to ``threads`` concurrent calls, each its own seed."""
     reads = c.get("num_reads")
     if threads <= 1 or reads is None or reads < 2:
@@ -704,7 +749,7 @@ def _split(c: dict[str, Any], threads: int) -> list[dict[str, Any]]:
     return out
 
 
-def _call(plan: _Plan, sampler: Any, bqm: Any, c: dict[str, Any],
+def _call(plan: SamplerPlan, sampler: Any, bqm: Any, c: dict[str, Any],
           abort: list[bool] | None = None) -> Any:
     """One sampler call; on any error ``abort`` is set, so that the interrupt function stops
     the other threads' calls between reads."""
@@ -723,7 +768,7 @@ def _call(plan: _Plan, sampler: Any, bqm: Any, c: dict[str, Any],
         raise
 
 
-def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: QuadraticPenalty,
+def _sample_calls(plan: SamplerPlan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: QuadraticPenalty,
                   clock: Deadline, keep_zero: bool, interrupted: list[bool],
                   read_s: float = 0.0, pool: bool = False, threads: int = 1,
                   abort: list[bool] | None = None, stop_at_zero: bool = False,
@@ -766,7 +811,7 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
                 c = {**c, "num_reads": fit}
                 cut = True
         t, c0 = time.perf_counter(), cpu_seconds()
-        calls = _call_all(plan, samplers, bqm, _split(c, threads) if pool else [c], abort,
+        calls = _call_all(plan, samplers, bqm, split_reads(c, threads) if pool else [c], abort,
                           interrupted, listening)
         spent += time.perf_counter() - t
         cpu += cpu_seconds() - c0
@@ -774,7 +819,7 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
             break  # raised on by _sigint_as_flag
         sets = calls
         for ss in sets:
-            best, best_e = _keep(ss, pen, n, energies, counts, zero_rows, keep_zero, sinfo,
+            best, best_e = rescore_into(ss, pen, n, energies, counts, zero_rows, keep_zero, sinfo,
                                  best, best_e)
             done += len(ss.record)
         del sets
@@ -789,18 +834,14 @@ def _sample_calls(plan: _Plan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: 
                     zero_rows, spent, cpu, cut, sinfo)
 
 
-def _keep(ss: Any, pen: QuadraticPenalty, n: int, energies: list, counts: list, zero_rows: list,
+def rescore_into(ss: Any, pen: QuadraticPenalty, n: int, energies: list, counts: list, zero_rows: list,
           keep_zero: bool, sinfo: dict[str, Any], best: np.ndarray | None,
           best_e: float) -> tuple[np.ndarray | None, float]:
     """Re-score one sample set exactly and keep what the statistics need (appending to
     ``energies``, ``counts``, ``zero_rows``, ``sinfo``); returns the best row so far."""
-    rec = ss.record
-    order = np.fromiter(ss.variables, dtype=np.int64, count=len(ss.variables))
-    X = np.zeros((len(rec), n), dtype=np.int8)
-    X[:, order] = rec.sample
-    e = pen.energies(X)
+    X, e, count = rescore(ss, pen)
     energies.append(e)
-    counts.append(np.asarray(getattr(rec, "num_occurrences", np.ones(len(rec))), dtype=np.int64))
+    counts.append(count)
     if len(e):
         k = int(np.argmin(e))
         if e[k] < best_e:
@@ -817,42 +858,42 @@ def _keep(ss: Any, pen: QuadraticPenalty, n: int, energies: list, counts: list, 
     return best, best_e
 
 
-# -- the named backends -----------------------------------------------------------------------
+# -- declaring a named sampler ------------------------------------------------------------------
 
-def _make(module: str, cls: str) -> Callable[[], Any]:
-    def make():
+PLANS: dict[str, SamplerPlan] = {}
+"""Every declared sampler's plan by backend name (filled as the declaring modules load)."""
+
+WEIGHT_OPTIONS: dict[str, type] = {"weights": dict, "params": dict, "until_solved": bool}
+THREAD_OPTIONS: dict[str, type] = {"workers": int}  # sampling threads (sampling_threads)
+SA_OPTIONS: dict[str, type] = {"reads": int, "sweeps": int, "beta_range": tuple,
+                               "beta_schedule": str, **WEIGHT_OPTIONS}
+AT_LEAST_ONE: dict[str, float] = {"reads": 1, "sweeps": 1}
+NO_X_SAMPLERS = False
+"""The annealers get the model without the cell variables x unless the caller chooses. Measured
+for sa on 25 janko puzzles of 15x15 to 40x30 (2/2/1 weights, the best of 100-30000 sweeps
+each): no-x had the lower best TTS99 on every one, by 2-10x, and reached p > 0 on 22 of 25
+against 16 with x; for tabu on a unique 20x20, p = 0.6 without x and 0 with it. OpenJij's SA
+samples the same QUBO."""
+
+
+def make_sampler(module: str, cls: str) -> Callable[[], Any]:
+    """A maker of ``module.cls()`` that imports the module only when called."""
+    def make() -> Any:
         return getattr(importlib.import_module(module), cls)()
     return make
 
 
-_PLANS = {
-    "sa": _Plan("sa", _make("dwave.samplers", "SimulatedAnnealingSampler"), SA_READS, "interrupt",
-                scaled_beta=True, default_sweeps=AUTO, threads=True),
-    "tabu": _Plan("tabu", _make("dwave.samplers", "TabuSampler"), TABU_READS, "tabu",
-                  threads=True),
-    "descent": _Plan("descent", _make("dwave.samplers", "SteepestDescentSolver"), DESCENT_READS,
-                     "chunks", threads=True),
-    "exact": _Plan("exact", _make("dimod", "ExactSolver"), None, "ignore", exhaustive=True),
-    # OpenJij's samplers through their dimod interface; chunked reads for the time limit
-    "openjij-sa": _Plan("openjij-sa", _make("openjij", "SASampler"), OPENJIJ_SA_READS, "chunks",
-                        scaled_beta=True, default_sweeps=AUTO, beta_split=True,
-                        read_cost=2.0, openmp="openjij"),
-    "openjij-sqa": _Plan("openjij-sqa", _make("openjij", "SQASampler"), OPENJIJ_SQA_READS,
-                         "chunks", default_sweeps=OPENJIJ_SQA_SWEEPS, read_cost=8.0,
-                         openmp="openjij"),
-}
-
-
-def _solver(plan: _Plan) -> Callable[..., RawAnswer]:
+def sampler_solver(plan: SamplerPlan) -> Callable[..., RawAnswer]:
+    """``Backend.solve_fn`` of a sampler: :func:`run_plan` with the plan."""
     def solve(nm: NonogramModel, **kwargs: Any) -> RawAnswer:
-        return _run(plan, nm, **kwargs)
+        return run_plan(plan, nm, **kwargs)
     return solve
 
 
-def _param_checker(plan: _Plan) -> Callable[[dict[str, Any]], None]:
+def param_checker(plan: SamplerPlan) -> Callable[[dict[str, Any]], None]:
     """``Backend.check_params``: native parameters the sampler does not take fail up front."""
     def check(params: dict[str, Any]) -> None:
-        accepted = _sampler_parameters(plan.make())
+        accepted = sampler_parameters(plan.make())
         unknown = sorted(set(params) - accepted) if accepted is not None else []
         if unknown:
             raise BackendError(f"unknown parameter '{unknown[0]}' for backend '{plan.name}' "
@@ -860,118 +901,26 @@ def _param_checker(plan: _Plan) -> Callable[[dict[str, Any]], None]:
     return check
 
 
-_WEIGHTS = {"weights": dict, "params": dict, "until_solved": bool}
-_THREADS = {"workers": int}  # sampling threads (sampling_threads)
-_SA_OPTIONS = {"reads": int, "sweeps": int, "beta_range": tuple, "beta_schedule": str, **_WEIGHTS}
-_DWAVE_SA_OPTIONS = {**_SA_OPTIONS, **_THREADS}
-_HINT = 'pip install "nonogram-formulations[anneal]" (or: pip install dimod dwave-samplers)'
-_AT_LEAST_ONE = {"reads": 1, "sweeps": 1}
-# The annealers get the model without the cell variables x unless the caller chooses. Measured
-# for sa on 25 janko puzzles of 15x15 to 40x30 (2/2/1 weights, the best of 100-30000 sweeps
-# each): no-x had the lower best TTS99 on every one, by 2-10x, and reached p > 0 on 22 of 25
-# against 16 with x; for tabu on a unique 20x20, p = 0.6 without x and 0 with it. OpenJij's SA
-# samples the same QUBO.
-NO_X_SAMPLERS = False
-# A sampler that enumerates all 2^n states takes 2^(n_x) times longer with the x variables
-# (heart5: 44 variables with x, 19 without, and a limit of 20), so it gets the model without x.
-ENUMERATORS_X = False
-_OJ_HINT = 'pip install "nonogram-formulations[openjij]" (or: pip install openjij threadpoolctl)'
-_SA_OPTIONS_NO_SCHEDULE = {k: v for k, v in _SA_OPTIONS.items() if k != "beta_schedule"}
-
-BACKENDS = [
-    Backend("sa", "dwave-samplers simulated annealing on the penalty QUBO (model without x; "
-                  "an automatic schedule: sweeps from the model's size, 188 on cat15, 30000 at "
-                  "most; reads 100, fewer for long anneals)",
-            _solver(_PLANS["sa"]), translation=qubo_size,
-            requires=("dimod", "dwave.samplers"), install_hint=_HINT,
-            options=_DWAVE_SA_OPTIONS, reproducible=True,
-            check_params=_param_checker(_PLANS["sa"]),
-            minimum=_AT_LEAST_ONE, use_x=NO_X_SAMPLERS),
-    Backend("tabu", f"dwave-samplers tabu search on the penalty QUBO (default {TABU_READS} reads, "
-                    "each stopping at energy 0)",
-            _solver(_PLANS["tabu"]), translation=qubo_size,
-            requires=("dimod", "dwave.samplers"), install_hint=_HINT,
-            options={"reads": int, **_WEIGHTS, **_THREADS},
-            check_params=_param_checker(_PLANS["tabu"]),
-            minimum=_AT_LEAST_ONE, use_x=NO_X_SAMPLERS,
-            refuse=size_limit("tabu", TABU_MAX_VARIABLES, "it builds a dense n x n matrix")),
-    Backend("descent", f"dwave-samplers steepest descent from random states "
-                       f"(default {DESCENT_READS} reads; a baseline, rarely solves)",
-            _solver(_PLANS["descent"]), translation=qubo_size,
-            requires=("dimod", "dwave.samplers"), install_hint=_HINT,
-            options={"reads": int, **_WEIGHTS, **_THREADS}, reproducible=True,
-            check_params=_param_checker(_PLANS["descent"]), minimum=_AT_LEAST_ONE),
-    Backend("openjij-sa", "OpenJij simulated annealing (SASampler) on the penalty QUBO (model "
-                          "without x; the automatic schedule of sa)",
-            _solver(_PLANS["openjij-sa"]), translation=qubo_size,
-            requires=("openjij", "threadpoolctl"), install_hint=_OJ_HINT,
-            options=_SA_OPTIONS_NO_SCHEDULE, reproducible=True,
-            check_params=_param_checker(_PLANS["openjij-sa"]), minimum=_AT_LEAST_ONE,
-            use_x=NO_X_SAMPLERS),
-    Backend("openjij-sqa", f"OpenJij simulated quantum annealing (SQASampler, path-integral Monte "
-                           f"Carlo; --param gamma=, trotter=, beta=) on the penalty QUBO (default "
-                           f"{OPENJIJ_SQA_READS} reads x {OPENJIJ_SQA_SWEEPS} sweeps)",
-            _solver(_PLANS["openjij-sqa"]), translation=qubo_size,
-            requires=("openjij", "threadpoolctl"), install_hint=_OJ_HINT,
-            options={"reads": int, "sweeps": int, **_WEIGHTS}, reproducible=True,
-            check_params=_param_checker(_PLANS["openjij-sqa"]), minimum=_AT_LEAST_ONE,
-            use_x=NO_X_SAMPLERS),
-    Backend("exact", f"dimod ExactSolver: all 2^n states, models of at most {EXACT_MAX_VARIABLES} "
-                     "variables (proves infeasible/unique)",
-            _solver(_PLANS["exact"]), translation=qubo_size,
-            requires=("dimod",), install_hint=_HINT,
-            options=dict(_WEIGHTS), supports_unique=True, reproducible=True,
-            refuse=size_limit("exact", EXACT_MAX_VARIABLES, "it enumerates all 2^n states"),
-            use_x=ENUMERATORS_X),
-]
+def declare(plan: SamplerPlan, description: str, *, options: dict[str, type],
+            requires: tuple[str, ...], install_hint: str = "", **backend: Any) -> Backend:
+    """A named sampler: its plan registered (the registry's ``plan_of`` finds it) and its
+    Backend, with the
+    pipeline's solver, parameter check, QUBO size and ``reads``/``sweeps`` at least 1; any other
+    Backend field (``use_x``, ``refuse``, ``supports_unique``, ...) passes through."""
+    PLANS[plan.name] = plan
+    fields: dict[str, Any] = dict(translation=qubo_size, check_params=param_checker(plan),
+                                  minimum=dict(AT_LEAST_ONE), reproducible=True)
+    fields.update(backend)
+    return Backend(plan.name, description, sampler_solver(plan), requires=requires,
+                   install_hint=install_hint, options=options, **fields)
 
 
-def resolve(name: str) -> Backend:
-    """A backend for any dimod sampler class named ``dimod:MODULE:CLASS`` (instantiated with no
-    arguments), e.g. ``dimod:openjij:SASampler``; a clear BackendError when it cannot be used."""
-    parts = name.split(":")
-    if len(parts) != 3 or parts[0] != "dimod" or not parts[1] or not parts[2]:
-        raise BackendError(f"'{name}': dimod samplers are named dimod:MODULE:CLASS, "
-                           "e.g. dimod:dwave.samplers:SimulatedAnnealingSampler")
-    _, module, cls = parts
-    try:
-        mod = importlib.import_module(module)
-    except ImportError as exc:
-        raise BackendError(f"backend '{name}': cannot import module '{module}' ({exc})") from None
-    target = getattr(mod, cls, None)
-    if target is None:
-        raise BackendError(f"backend '{name}': module '{module}' has no attribute '{cls}'")
-    if not callable(getattr(target, "sample", None)):
-        raise BackendError(f"backend '{name}': '{module}.{cls}' is not a dimod sampler "
-                           "(it has no sample method)")
-
-    def make():
-        try:
-            return target() if isinstance(target, type) else target
-        except Exception as exc:
-            raise BackendError(f"backend '{name}': cannot create {cls}() ({exc})") from None
-
-    sampler = make()
-    if _enumerates(sampler):  # holds all 2^n states: the exact backend's guard and meaning
-        plan = _Plan(name, make, None, "ignore", exhaustive=True)
-        return Backend(name, f"dimod sampler {module}.{cls}: all 2^n states, at most "
-                       f"{EXACT_MAX_VARIABLES} variables", _solver(plan), translation=qubo_size,
-                       requires=(module,),
-                       options=dict(_WEIGHTS), supports_unique=True, reproducible=True,
-                       check_params=_param_checker(plan), use_x=ENUMERATORS_X,
-                       refuse=size_limit(name, EXACT_MAX_VARIABLES, "it enumerates all 2^n states"))
-    accepts_interrupt = "interrupt_function" in (_sampler_parameters(sampler) or set())
-    plan = _Plan(name, make, GENERIC_READS, "interrupt" if accepts_interrupt else "chunks")
-    return Backend(name, f"dimod sampler {module}.{cls} on the penalty QUBO", _solver(plan),
-                   translation=qubo_size,
-                   requires=(module,), options=_SA_OPTIONS, check_params=_param_checker(plan),
-                   minimum=_AT_LEAST_ONE)
-
-
-def _enumerates(sampler: Any) -> bool:
-    """Whether a dimod sampler enumerates every state (dimod's ExactSolver and its subclasses)."""
-    try:
-        import dimod
-    except ImportError:
-        return False
-    return isinstance(sampler, dimod.ExactSolver)
+def rescore(ss: Any, pen: QuadraticPenalty) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A dimod sample set re-scored exactly: its rows as an int8 matrix in the model's variable
+    order, their penalty energies and their occurrence counts."""
+    rec = ss.record
+    order = np.fromiter(ss.variables, dtype=np.int64, count=len(ss.variables))
+    X = np.zeros((len(rec), pen.num_variables), dtype=np.int8)
+    X[:, order] = rec.sample
+    counts = np.asarray(getattr(rec, "num_occurrences", np.ones(len(rec))), dtype=np.int64)
+    return X, pen.energies(X), counts

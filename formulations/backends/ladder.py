@@ -9,6 +9,7 @@ from typing import Any
 
 from formulations.lines import ladder
 from formulations.puzzle import Puzzle
+from formulations.runtime.clock import NO_DEADLINE, Deadline
 from formulations.results import BackendError, RawAnswer, Status
 
 from .base import Backend
@@ -20,9 +21,10 @@ past it, the seed's "N/A": cell backtracking on the 15x15 cat would run for many
 
 
 def _solver(rung: str):
-    def solve(puzzle: Puzzle, *, time_limit: float | None = None, seed: int | None = None,
+    def solve(puzzle: Puzzle, *, deadline: Deadline = NO_DEADLINE, seed: int | None = None,
               unique: bool = False) -> RawAnswer:
-        budget = DEFAULT_BUDGET_S if time_limit is None else time_limit
+        left = deadline.left()
+        budget = DEFAULT_BUDGET_S if left is None else left
         res = ladder.solve(puzzle, rung, budget)
         info: dict[str, Any] = {"nodes": res.nodes, "budget_s": budget}
         if res.status is Status.SOLVED:
@@ -31,7 +33,7 @@ def _solver(rung: str):
         message = f"{res.nodes} nodes"
         if res.status is Status.UNKNOWN:
             message += (f", budget spent: the seed's default of {DEFAULT_BUDGET_S:g} s, a time "
-                        "limit gives another" if time_limit is None else ", budget spent")
+                        "limit gives another" if left is None else ", budget spent")
         return RawAnswer(res.status, solve_s=res.elapsed_s, message=message, info=info)
     return solve
 

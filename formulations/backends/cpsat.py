@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from formulations.clock import NO_DEADLINE, Deadline
+from formulations.runtime.clock import NO_DEADLINE, Deadline
 from formulations.model import Constraint, Model, NonogramModel, Sense
 from formulations.options import coerce
 from formulations.results import BackendError, RawAnswer, Status
@@ -211,7 +211,7 @@ TUNED = {
 UNIQUE_BY = ("enumerate", "exclude")
 
 
-def _set_params(parameters, params: dict[str, Any]) -> None:
+def set_params(parameters, params: dict[str, Any]) -> None:
     """Set CP-SAT parameters by their sat_parameters.proto names; values may be strings (CLI)."""
     for key, value in params.items():
         if key.startswith("_") or not hasattr(parameters, key):
@@ -242,10 +242,10 @@ def check_params(params: dict[str, Any]) -> None:
     """``Backend.check_params``: CP-SAT parameter names and values checked before any solve."""
     from ortools.sat.python import cp_model
 
-    _set_params(cp_model.CpSolver().parameters, params)
+    set_params(cp_model.CpSolver().parameters, params)
 
 
-def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | None = None,
+def solve(nm: NonogramModel, *, deadline: Deadline = NO_DEADLINE, seed: int | None = None,
           unique: bool = False, workers: int = 1, log: bool = False,
           cp_presolve: bool = False, params: dict[str, Any] | None = None,
           unique_by: str | None = None, line_patterns: bool = False,
@@ -279,9 +279,9 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
                            "can end without a verdict); use unique_by=exclude")
     solver = cp_model.CpSolver()
     parameters = solver.parameters
-    _set_params(parameters, {**TUNED, "cp_model_presolve": cp_presolve, "num_workers": workers,
+    set_params(parameters, {**TUNED, "cp_model_presolve": cp_presolve, "num_workers": workers,
                              **(params or {})})
-    clock = Deadline.of(time_limit)
+    clock = deadline
     cp = to_cpsat(nm.model, names=log, deadline=clock)
     posted = _post_patterns(cp, nm, clock) if line_patterns else None
     if seed is not None:
@@ -291,25 +291,22 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
         import sys
         parameters.log_to_stdout = False
         solver.log_callback = lambda line: print(line, file=sys.stderr)
-    if time_limit is not None:
-        parameters.max_time_in_seconds = max(0.0, time_limit - (time.perf_counter() - t0))
+    parameters.max_time_in_seconds = _time_left(clock)
     n = nm.model.num_variables
     extra: dict[str, Any] = {} if posted is None else {"line_patterns": posted}
     sym = _clue_symmetry(nm, clock) if clue_symmetry else None
     if sym is None:
-        return _plain(nm, cp, solver, unique, unique_by, time_limit, t0, extra)
+        return _plain(nm, cp, solver, unique, unique_by, clock, t0, extra)
     # Symmetric clues: the plain search first, for a slice (most puzzles are decided in it and
     # pay nothing more), then a solution invariant under the symmetries, then the full model.
     syms = sym
     info_sym: dict[str, Any] = {"symmetries": [x.name for x in syms]}
+    left = clock.left()
     if symmetry_after is None:
-        symmetry_after = SYMMETRY_AFTER_S if time_limit is None \
-            else min(SYMMETRY_AFTER_S, time_limit / 4)
+        symmetry_after = SYMMETRY_AFTER_S if left is None else min(SYMMETRY_AFTER_S, left / 4)
     if symmetry_after < 0:
         raise BackendError(f"symmetry_after must be 0 or more seconds, got {symmetry_after}")
-    if time_limit is not None:
-        symmetry_after = min(symmetry_after, time_limit)
-    raw = (_plain(nm, cp, solver, unique, unique_by, symmetry_after, t0, extra)
+    raw = (_plain(nm, cp, solver, unique, unique_by, clock.within(symmetry_after), t0, extra)
            if symmetry_after > 0 else None)
     spent = raw.info.get("cpsat_wall_s", 0.0) if raw is not None else 0.0
     undecided = (raw is not None and unique and raw.status is Status.SOLVED
@@ -327,11 +324,11 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
 
         eqs = symmetry_equalities(nm, syms)
         info_sym["equalities"] = len(eqs)
-        first, got = _symmetric_first(cp, eqs, solver, time_limit, t0, n)
+        first, got = _symmetric_first(cp, eqs, solver, clock, n)
         info_sym.update(got, tried=True)
         spent += got["cpsat_wall_s"]
         if first is None:  # no invariant solution (or the share ran out): the full model
-            raw = _plain(nm, cp, solver, unique, unique_by, time_limit, t0, extra)
+            raw = _plain(nm, cp, solver, unique, unique_by, clock, t0, extra)
             raw.info["clue_symmetry"] = info_sym
             raw.info["cpsat_wall_s"] = raw.info.get("cpsat_wall_s", 0.0) + spent
             return raw
@@ -340,29 +337,27 @@ def solve(nm: NonogramModel, *, time_limit: float | None = None, seed: int | Non
     info["clue_symmetry"] = info_sym
     found, proven = [first], None
     if unique:
-        found, proven = _exclude_and_solve(nm, cp, solver, first, time_limit, t0, info,
+        found, proven = _exclude_and_solve(nm, cp, solver, first, clock, info,
                                            post=not excluded)
     return RawAnswer(Status.SOLVED, tuple(found), solve_s=time.perf_counter() - t0,
                      proven_unique=proven, info=info)
 
 
-def _time_left(time_limit: float | None, t0: float) -> float:
-    """``max_time_in_seconds`` for a solve now: what is left of the limit, else no limit (set
-    every time: the solvers of one run share their parameters, and an earlier phase's share
-    must not stay behind)."""
-    if time_limit is None:
-        return float("inf")
-    return max(0.0, time_limit - (time.perf_counter() - t0))
+def _time_left(clock: Deadline) -> float:
+    """``max_time_in_seconds`` for a solve now: what is left until the deadline, else no limit
+    (set every time: the solvers of one run share their parameters, and an earlier phase's
+    share must not stay behind)."""
+    left = clock.left()
+    return float("inf") if left is None else left
 
 
 def _plain(nm: NonogramModel, cp, solver, unique: bool, unique_by: str,
-           time_limit: float | None, t0: float, extra: dict[str, Any]) -> RawAnswer:
-    """The model as it is: one search (``unique_by=enumerate``), or a solve and, for
-    uniqueness, a second with the first grid excluded; ``time_limit`` counts from ``t0``."""
-    from ortools.sat.python import cp_model
+           clock: Deadline, t0: float, extra: dict[str, Any]) -> RawAnswer:
+    """The model as it is, until ``clock``: one search (``unique_by=enumerate``), or a solve
+    and, for uniqueness, a second with the first grid excluded; times are counted from ``t0``."""
 
     parameters = solver.parameters
-    parameters.max_time_in_seconds = _time_left(time_limit, t0)
+    parameters.max_time_in_seconds = _time_left(clock)
     n = nm.model.num_variables
     if unique and unique_by == "enumerate":
         raw = _solve_unique(nm, cp, solver, t0)
@@ -379,7 +374,7 @@ def _plain(nm: NonogramModel, cp, solver, unique: bool, unique_by: str,
     info["first_s"] = time.perf_counter() - t0
     found, proven = [first], None
     if unique:
-        found, proven = _exclude_and_solve(nm, cp, solver, first, time_limit, t0, info)
+        found, proven = _exclude_and_solve(nm, cp, solver, first, clock, info)
     return RawAnswer(Status.SOLVED, tuple(found), solve_s=time.perf_counter() - t0,
                      proven_unique=proven, info=info)
 
@@ -398,7 +393,7 @@ def _solver_like(solver):
 
 
 def _exclude_and_solve(nm: NonogramModel, cp, base, first: np.ndarray,
-                       time_limit: float | None, t0: float, info: dict[str, Any],
+                       clock: Deadline, info: dict[str, Any],
                        post: bool = True) -> tuple[list[np.ndarray], bool | None]:
     """Uniqueness by exclusion (unique_by=exclude, the only way with several workers: their
     enumeration sometimes ends FEASIBLE without a verdict, seen on cat15): exclude the first
@@ -410,7 +405,7 @@ def _exclude_and_solve(nm: NonogramModel, cp, base, first: np.ndarray,
         clause = cp.proto.constraints.add().bool_or.literals
         clause.extend([-v - 1 if first[v] else v for v in nm.blocking_variables()])
     solver = _solver_like(base)
-    solver.parameters.max_time_in_seconds = _time_left(time_limit, t0)
+    solver.parameters.max_time_in_seconds = _time_left(clock)
     status = _solve(solver, cp)
     info["second_status"] = solver.status_name(status)
     info["cpsat_wall_s"] = info.get("cpsat_wall_s", 0.0) + solver.wall_time
@@ -441,7 +436,7 @@ def _clue_symmetry(nm: NonogramModel, clock: Deadline):
     return syms or None
 
 
-def _symmetric_first(cp, eqs, base, time_limit: float | None, t0: float, n: int
+def _symmetric_first(cp, eqs, base, clock: Deadline, n: int
                      ) -> tuple[np.ndarray | None, dict[str, Any]]:
     """A solution invariant under the clues' symmetries, searched on a copy of ``cp`` with each
     orbit's cells tied equal, for half the time left (:data:`SYMMETRY_FIRST_S` without a time
@@ -464,7 +459,7 @@ def _symmetric_first(cp, eqs, base, time_limit: float | None, t0: float, n: int
         lin.coeffs.extend(list(coefs.values()))
         lin.domain.extend((kb - ka, kb - ka))
     solver = _solver_like(base)
-    left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
+    left = clock.left()
     solver.parameters.max_time_in_seconds = SYMMETRY_FIRST_S if left is None else left / 2
     t1 = time.perf_counter()
     status = _solve(solver, sub)

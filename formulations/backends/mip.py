@@ -9,16 +9,16 @@ second solve: infeasible proves the grid unique.
 
 Time limit: HiGHS's own ``time_limit`` option, set to what is left of the run, with the
 worker process killed half a second past the deadline as a backstop. Ctrl-C: the solve runs in
-a worker process (:mod:`backends.search_process`), killed at once.
+a worker process (:mod:`formulations.backends.search_process`), killed at once.
 """
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import numpy as np
 
 from formulations.model import Model
+from formulations.runtime.clock import NO_DEADLINE, Deadline
 from formulations.options import coerce
 from formulations.results import BackendError, RawAnswer
 
@@ -145,12 +145,12 @@ def _found(h) -> bool:
     return h.getInfo().primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible
 
 
-def _search(conn, model: Model, block: list[int], unique: bool, end: float | None,
+def _search(conn, model: Model, block: list[int], unique: bool, deadline: Deadline,
             seed: int | None, params: dict[str, Any]) -> None:
     """The worker process: load, solve, send ``("first", outcome, values, info)``, then (when
     ``unique`` and solved) cut off the grid, solve again and send ``("second", ...)``.
-    ``outcome``: solved, infeasible, unknown or an error text. ``end``: the deadline as
-    ``time.time()`` (shared by both processes)."""
+    ``outcome``: solved, infeasible, unknown or an error text. ``deadline``: the run's (the
+    system's monotonic clock, the same in both processes)."""
     import highspy
 
     MS = highspy.HighsModelStatus
@@ -161,9 +161,6 @@ def _search(conn, model: Model, block: list[int], unique: bool, end: float | Non
     n = model.num_variables
     load(h, model)
     info: dict[str, Any] = {}
-
-    def left() -> float | None:
-        return None if end is None else max(0.0, end - time.time())
 
     def outcome(status) -> tuple[str, np.ndarray | None]:
         name = h.modelStatusToString(status)
@@ -178,7 +175,7 @@ def _search(conn, model: Model, block: list[int], unique: bool, end: float | Non
             return "unknown", None
         return f"HiGHS ended with {name}", None
 
-    status = _run(h, left(), info)
+    status = _run(h, deadline.left(), info)
     info["highs_status"] = h.modelStatusToString(status)
     first, values = outcome(status)
     conn.send(("first", first, values, dict(info)))
@@ -188,17 +185,17 @@ def _search(conn, model: Model, block: list[int], unique: bool, end: float | Non
     ones = values[idx] == 1
     h.addRow(1.0 - float(ones.sum()), highspy.kHighsInf, len(idx), idx,
              np.where(ones, -1.0, 1.0))
-    status = _run(h, left(), info)
+    status = _run(h, deadline.left(), info)
     info["second_status"] = h.modelStatusToString(status)
     second, values = outcome(status)
     conn.send(("second", second, values, dict(info)))
 
 
-def solve(nm: Any, *, time_limit: float | None = None, seed: int | None = None,
+def solve(nm: Any, *, deadline: Deadline = NO_DEADLINE, seed: int | None = None,
           unique: bool = False, params: dict[str, Any] | None = None) -> RawAnswer:
     """Solve in a worker process and (``unique``) cut off the first grid and solve again.
 
-    Why a process (:mod:`backends.search_process`): HiGHS's presolve (seconds to minutes on a
+    Why a process (:mod:`formulations.backends.search_process`): HiGHS's presolve (seconds to minutes on a
     60x60 survey puzzle) neither checks the user-interrupt callback nor its time limit often,
     so a thread could not be stopped within a second; a process can. On Ctrl-C it is killed
     and KeyboardInterrupt goes on; past the deadline (plus ``search_process.GRACE_S``) it is
@@ -206,10 +203,9 @@ def solve(nm: Any, *, time_limit: float | None = None, seed: int | None = None,
     model = nm.model
     block = nm.blocking_variables() if unique else []
     model._arrays()  # built once here, inherited by a forked worker
-    end = None if time_limit is None else time.time() + max(0.0, time_limit)
     return search_process.search(
-        _search, (model, block, unique, end, seed, {**TUNED, **(params or {})}), solver="HiGHS",
-        unique=unique, block=block, end=end,
+        _search, (model, block, unique, deadline, seed, {**TUNED, **(params or {})}),
+        solver="HiGHS", unique=unique, block=block, deadline=deadline,
         info={"rows": model.num_constraints, "columns": model.num_variables})
 
 

@@ -27,7 +27,7 @@ Uniqueness: the first model's values on the variables that fix the grid
 learnt clauses kept) is asked again. UNSAT then proves the grid unique.
 
 Time limit and Ctrl-C: the translation and the search run in a worker process
-(:mod:`backends.search_process`), killed at once on Ctrl-C and half a second past the deadline.
+(:mod:`formulations.backends.search_process`), killed at once on Ctrl-C and half a second past the deadline.
 A thread could not do it: pysat offers ``interrupt()`` for the MiniSat family only (CaDiCaL and
 Kissat raise NotImplementedError), CaDiCaL's solve holds the GIL, and on the main thread pysat
 swaps Python's SIGINT handler for one that ``longjmp``s out of the C++ solver, skipping
@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from formulations.clock import Deadline
+from formulations.runtime.clock import NO_DEADLINE, Deadline
 from formulations.model import Model, Sense
 from formulations.options import coerce
 from formulations.results import BackendError, ModelRefused, RawAnswer, Remedy
@@ -398,7 +398,7 @@ def check_params(params: dict[str, Any]) -> None:
 
 def _guarded(call):
     """A pysat call whose SIGINT is KeyboardInterrupt. Only in place (a daemonic process, see
-    :mod:`backends.search_process`) can pysat's own handler run; it ends the solve with its own
+    :mod:`formulations.backends.search_process`) can pysat's own handler run; it ends the solve with its own
     error, which would otherwise read as a failure."""
     import pysolvers
 
@@ -441,37 +441,37 @@ def _values(s, n: int) -> np.ndarray:
     return values
 
 
-def solve(nm: Any, *, time_limit: float | None = None, seed: int | None = None,
+def solve(nm: Any, *, deadline: Deadline = NO_DEADLINE, seed: int | None = None,
           unique: bool = False, solver: str = SOLVER, card: str = CARD,
           direct_max: int = DIRECT_MAX, links: str = LINKS,
           params: dict[str, Any] | None = None) -> RawAnswer:
     """Translate, solve, and (``unique``) exclude the first grid and solve again, all in a
-    worker process (:mod:`backends.search_process`; module docstring: why)."""
+    worker process (:mod:`formulations.backends.search_process`; module docstring: why)."""
     name = solver_name(solver)
     if direct_max < 0:
         raise BackendError(f"direct_max must be 0 or more clauses, got {direct_max}")
     _card_type(card)  # refused here, before a worker starts
     if links not in ("pairs", "card"):
         raise BackendError(f"links must be pairs or card, got {links!r}")
-    if name in UNSLICEABLE and time_limit is not None and search_process.runs_in_place():
+    if name in UNSLICEABLE and deadline.end is not None and search_process.runs_in_place():
         raise BackendError(f"SAT solver '{solver}' cannot keep a time limit in a daemonic process "
                            f"(one solve call, no worker to stop): pick another, e.g. {SOLVER}")
     model = nm.model
     block = nm.blocking_variables() if unique else []
     model._arrays()  # built once here, inherited by a forked worker
-    end = None if time_limit is None else time.time() + max(0.0, time_limit)
     return search_process.search(
-        _worker, (model, block, unique, end, seed, name, card, direct_max, links, params or {}),
-        solver="SAT", unique=unique, block=block, end=end, info={})
+        _worker, (model, block, unique, deadline, seed, name, card, direct_max, links,
+                  params or {}),
+        solver="SAT", unique=unique, block=block, deadline=deadline, info={})
 
 
-def _worker(conn: Any, model: Model, block: list[int], unique: bool, end: float | None,
+def _worker(conn: Any, model: Model, block: list[int], unique: bool, deadline: Deadline,
             seed: int | None, name: str, card: str, direct_max: int, links: str,
             params: dict[str, Any]) -> None:
     """The worker: translate, load, search; send ``first`` (and ``second``) as
-    :mod:`backends.search_process` expects."""
+    :mod:`formulations.backends.search_process` expects."""
     t0 = time.perf_counter()
-    clock = Deadline(None if end is None else end - time.time())
+    clock = deadline
     cnf = to_cnf(model, card=card, direct_max=direct_max, links=links, deadline=clock)
     n = model.num_variables
     info: dict[str, Any] = {"sat_solver": name, "clauses": len(cnf.clauses),

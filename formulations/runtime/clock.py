@@ -31,7 +31,11 @@ class OutOfTime(Exception):
 
 class Deadline:
     """A point in time (``perf_counter``), or none. ``check`` is cheap enough for inner loops
-    that call it every few thousand items."""
+    that call it every few thousand items. It is the one form a time limit takes from an entry
+    point (the command line, ``solve_puzzle``, a comparison job, the web worker) down to every
+    backend (``Backend.run(..., deadline=...)``). ``perf_counter`` is the system's monotonic
+    clock on Linux, the same in every process, so a worker process reads the deadline it was
+    handed as its caller does."""
     __slots__ = ("end",)
 
     def __init__(self, seconds: float | None):
@@ -42,12 +46,30 @@ class Deadline:
         """A deadline from a Deadline (itself) or a time limit in seconds (or None)."""
         return value if isinstance(value, Deadline) else cls(value)
 
+    def earlier(self, seconds: float) -> "Deadline":
+        """The same deadline ``seconds`` sooner (a reserve kept for the work after a stage: the
+        answer's check); no deadline stays none."""
+        out = Deadline(None)
+        out.end = None if self.end is None else self.end - max(0.0, seconds)
+        return out
+
+    def within(self, seconds: float) -> "Deadline":
+        """The earlier of this deadline and ``seconds`` from now (a slice of a run's time)."""
+        out = Deadline(seconds)
+        if self.end is not None and out.end is not None:
+            out.end = min(out.end, self.end)
+        return out
+
     def left(self) -> float | None:
         """Seconds left (never negative), None without a limit."""
         return None if self.end is None else max(0.0, self.end - time.perf_counter())
 
     def expired(self) -> bool:
         return self.end is not None and time.perf_counter() >= self.end
+
+    def past(self, grace_s: float = 0.0) -> bool:
+        """More than ``grace_s`` seconds past the deadline (a worker's kill time)."""
+        return self.end is not None and time.perf_counter() > self.end + grace_s
 
     def check(self, stage: str) -> None:
         """Raise OutOfTime for ``stage`` when the time is up."""

@@ -33,8 +33,9 @@ from typing import Any, Mapping
 import numpy as np
 
 from formulations.model import Model, NonogramModel, Sense
+from formulations.runtime.clock import NO_DEADLINE, Deadline
 from formulations.results import BackendError, ModelRefused, RawAnswer, Remedy, Status
-from formulations.workers import REPO_ROOT, child_env, die_with_parent, exit_text, protocol_stdout
+from formulations.runtime.workers import REPO_ROOT, child_env, die_with_parent, exit_text, protocol_stdout
 
 from .base import Backend, size_limit
 
@@ -123,7 +124,7 @@ def run_worker(request: dict[str, Any], timeout: float | None) -> tuple[dict[str
     or None and a one-line description of what went wrong (crash, timeout, garbage)."""
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run([sys.executable, "-m", "backends.qbpp_easy"], input=json.dumps(request),
+        proc = subprocess.run([sys.executable, "-m", "formulations.backends.qbpp_easy"], input=json.dumps(request),
                               capture_output=True, text=True, timeout=timeout, env=child_env(),
                               cwd=str(REPO_ROOT), preexec_fn=die_with_parent)
     except subprocess.TimeoutExpired as exc:  # subprocess.run has killed and reaped the worker
@@ -208,7 +209,7 @@ def pyqbpp_energies(nm: NonogramModel | Model, assignments, weights: Mapping[str
     return np.asarray(reply["energies"], dtype=np.float64) / scale
 
 
-def _solve(nm: NonogramModel, solver: str, backend: str, *, time_limit: float | None,
+def _solve(nm: NonogramModel, solver: str, backend: str, *, deadline: Deadline,
            seed: int | None, weights: Mapping[str, Any] | None, thread_count: int) -> RawAnswer:
     model = nm.model
     n = model.num_variables
@@ -223,6 +224,7 @@ def _solve(nm: NonogramModel, solver: str, backend: str, *, time_limit: float | 
         raise BackendError(f"thread_count must be at least 1, got {thread_count}")
     payload, scale = model_payload(model, w)
     request: dict[str, Any] = {"op": "solve", "solver": solver, **payload}
+    time_limit = deadline.left()  # the worker is a process of its own: it gets seconds
     if solver == "easy":
         # a time limit covers the worker's start and build too: EasySolver gets what is left
         # after them (as the last workers took), and the worker is killed at the limit + 0.5 s
@@ -298,16 +300,17 @@ def _num(text: Any) -> Any:
         return text
 
 
-def solve_easy(nm: NonogramModel, *, time_limit: float | None = None, seed: int | None = None,
+def solve_easy(nm: NonogramModel, *, deadline: Deadline = NO_DEADLINE, seed: int | None = None,
                unique: bool = False, weights: Mapping[str, Any] | None = None,
                thread_count: int = 1) -> RawAnswer:
-    return _solve(nm, "easy", "qbpp", time_limit=time_limit, seed=seed, weights=weights,
+    return _solve(nm, "easy", "qbpp", deadline=deadline, seed=seed, weights=weights,
                   thread_count=thread_count)
 
 
-def solve_exhaustive(nm: NonogramModel, *, time_limit: float | None = None, seed: int | None = None,
+def solve_exhaustive(nm: NonogramModel, *, deadline: Deadline = NO_DEADLINE,
+                     seed: int | None = None,
                      unique: bool = False, weights: Mapping[str, Any] | None = None) -> RawAnswer:
-    return _solve(nm, "exhaustive", "qbpp-exhaustive", time_limit=time_limit, seed=None,
+    return _solve(nm, "exhaustive", "qbpp-exhaustive", deadline=deadline, seed=None,
                   weights=weights, thread_count=1)
 
 

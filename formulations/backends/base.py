@@ -5,7 +5,10 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from formulations.model.protocol import SolvableModel
 from formulations.options import coerce_option
+from formulations.puzzle import Puzzle
+from formulations.runtime.clock import NO_DEADLINE, Deadline
 from formulations.results import BackendError, ModelRefused, RawAnswer, Remedy
 
 
@@ -13,7 +16,7 @@ from formulations.results import BackendError, ModelRefused, RawAnswer, Remedy
 class Backend:
     """A named solver adapter.
 
-    ``solve_fn(nm, *, time_limit, seed, unique, **options)`` translates the model, runs the solver
+    ``solve_fn(nm, *, deadline, seed, unique, **options)`` translates the model, runs the solver
     and returns a RawAnswer; the package decodes and verifies it. A backend with
     ``uses_model=False`` works on the puzzle itself (``solve_fn(puzzle, ...)``) and returns grids.
     ``requires`` lists the Python modules it imports lazily; ``options`` maps each accepted
@@ -44,8 +47,8 @@ class Backend:
     use_x: bool = True
     uses_model: bool = True
     presolves: bool = False
-    refuse: Callable[[Any], ModelRefused | None] | None = None
-    translation: Callable[[Any], Any] | None = None
+    refuse: Callable[[SolvableModel], ModelRefused | None] | None = None
+    translation: Callable[[SolvableModel], Any] | None = None
     reproducible: bool = False
     check_params: Callable[[dict[str, Any]], None] | None = None
     minimum: dict[str, float] = field(default_factory=dict)
@@ -94,11 +97,12 @@ class Backend:
             self.check_params(opts["params"])
         return opts
 
-    def compatibility(self, nm: Any) -> ModelRefused | None:
+    def compatibility(self, nm: SolvableModel) -> ModelRefused | None:
         """Why this backend cannot take ``nm`` (None when it can)."""
         return self.refuse(nm) if self.refuse is not None else None
 
-    def translation_refused(self, nm: Any, max_model_mb: float | None) -> ModelRefused | None:
+    def translation_refused(self, nm: SolvableModel,
+                            max_model_mb: float | None) -> ModelRefused | None:
         """Why this backend's own form of ``nm`` (:attr:`translation`) is over ``max_model_mb``,
         or None when it fits (or the backend keeps none worth counting)."""
         if self.translation is None or max_model_mb is None:
@@ -113,25 +117,32 @@ class Backend:
         return ModelRefused(self.name, f"{size.describe()}, over the memory cap of "
                             f"{max_model_mb:,.0f} MB", tuple(remedies))
 
-    def run(self, nm: Any, opts: dict[str, Any], *, time_limit: float | None = None,
+    def run(self, nm: SolvableModel | Puzzle, opts: dict[str, Any], *,
+            deadline: Deadline = NO_DEADLINE,
             seed: int | None = None, unique: bool = False) -> RawAnswer:
         """Solve with options already checked by :meth:`prepare` (``nm`` is the puzzle for a
-        backend with ``uses_model=False``). A model the backend refuses raises ModelRefused."""
-        if self.uses_model:
+        backend with ``uses_model=False``) until ``deadline``, the run's one deadline. A model
+        the backend refuses raises ModelRefused."""
+        if self.uses_model and not isinstance(nm, Puzzle):
             refused = self.compatibility(nm)
             if refused is not None:
                 raise refused
-        return self.solve_fn(nm, time_limit=time_limit, seed=seed, unique=unique, **opts)
+        return self.solve_fn(nm, deadline=deadline, seed=seed, unique=unique, **opts)
 
-    def solve(self, nm: Any, *, time_limit: float | None = None, seed: int | None = None,
+    def solve(self, nm: SolvableModel | Puzzle, *, time_limit: float | None = None,
+              seed: int | None = None,
               unique: bool = False, **options: Any) -> RawAnswer:
-        return self.run(nm, self.prepare(options), time_limit=time_limit, seed=seed, unique=unique)
+        """:meth:`prepare` and :meth:`run` in one call, for Python users: ``time_limit`` in
+        seconds from now."""
+        return self.run(nm, self.prepare(options), deadline=Deadline(time_limit), seed=seed,
+                        unique=unique)
 
 
-def size_limit(backend: str, limit: int, why: str) -> Callable[[Any], ModelRefused | None]:
+def size_limit(backend: str, limit: int,
+               why: str) -> Callable[[SolvableModel], ModelRefused | None]:
     """A ``Backend.refuse`` for a sampler that cannot hold more than ``limit`` variables (the
     QUBO has exactly the model's variables: the lowering adds no slack)."""
-    def refuse(nm: Any) -> ModelRefused | None:
+    def refuse(nm: SolvableModel) -> ModelRefused | None:
         n = nm.model.num_variables
         if n <= limit:
             return None

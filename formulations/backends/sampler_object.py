@@ -1,7 +1,7 @@
 """Any dimod sampler *object* as a backend: ``solve_puzzle(puzzle, SimulatedAnnealingSampler(),
 num_reads=200)`` and ``compare(..., backends=[my_sampler, (other, {"num_reads": 50})])``.
 
-The object is treated exactly like the registered samplers (:mod:`backends.anneal`): the same
+The object is treated exactly like the registered samplers (:mod:`formulations.backends.sampling`): the same
 penalty lowering, every sample re-scored with the exact penalty, the same verification,
 :class:`~formulations.results.SamplingStats` and result record. What is asked of it:
 
@@ -28,7 +28,8 @@ from typing import Any
 from formulations.model.penalty import qubo_size
 from formulations.results import BackendError
 
-from .anneal import _SA_OPTIONS, GENERIC_READS, _param_checker, _Plan, _run, _sampler_parameters
+from .sampling import (GENERIC_READS, SA_OPTIONS, SamplerPlan, param_checker, run_plan,
+                       sampler_parameters)
 from .base import Backend
 
 PREFIX = "sampler:"
@@ -51,10 +52,10 @@ def sampler_backend(sampler: Any, name: str | None = None) -> Backend:
         raise BackendError(f"{type(sampler).__name__} is not a dimod sampler (it has no sample "
                            "method)")
     name = name or sampler_name(sampler)
-    accepted = _sampler_parameters(sampler)
-    native = sorted(p for p in (accepted or ()) if p not in _SA_OPTIONS and p != "seed")
-    plan = _Plan(name, lambda: sampler, GENERIC_READS,
-                 "interrupt" if "interrupt_function" in (accepted or ()) else "chunks")
+    accepted = sampler_parameters(sampler)
+    native = sorted(p for p in (accepted or ()) if p not in SA_OPTIONS and p != "seed")
+    plan = SamplerPlan(name, lambda: sampler, GENERIC_READS,
+                      "interrupt" if "interrupt_function" in (accepted or ()) else "chunks")
 
     def solve(nm: Any, **kwargs: Any):
         params = dict(kwargs.pop("params", None) or {})
@@ -63,13 +64,13 @@ def sampler_backend(sampler: Any, name: str | None = None) -> Backend:
                 if key in params:
                     raise BackendError(f"parameter '{key}' given twice (by name and in params)")
                 params[key] = kwargs.pop(key)
-        return _run(plan, nm, params=params, **kwargs)
+        return run_plan(plan, nm, params=params, **kwargs)
 
     cls = type(sampler)
     return Backend(name, f"dimod sampler object {cls.__module__}.{cls.__qualname__} on the "
                          "penalty QUBO", solve, translation=qubo_size,
-                   options={**_SA_OPTIONS, **dict.fromkeys(native, object)},
-                   check_params=_param_checker(plan))
+                   options={**SA_OPTIONS, **dict.fromkeys(native, object)},
+                   check_params=param_checker(plan))
 
 
 # -- to worker processes and back ------------------------------------------------------------------

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-"""The folder holding ``formulations`` and ``backends`` (put on a child's PYTHONPATH)."""
+REPO_ROOT = Path(__file__).resolve().parents[2]
+"""The folder holding the ``formulations`` package (put on a child's PYTHONPATH)."""
 
 
 def child_env() -> dict[str, str]:

@@ -38,7 +38,7 @@ import numpy as np
 # after its time limit is spent, and scipy.stats' first import (0.8 s) ran past the limit there
 from scipy import special
 
-from .results import tts99
+from ..results import tts99
 
 RESAMPLES = 1000
 CONFIDENCE = 0.95

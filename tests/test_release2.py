@@ -1,0 +1,282 @@
+"""Release 2's protocol (formulations.harness.protocol, docs/benchmark.md "Release 2"): records
+decided by counts re-run to the same counts, summaries in spin updates with detection limits,
+sessions that refuse a modified tree, and a user's sampler measured the same way."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("dwave.samplers")
+
+from formulations.analysis.stats import repeats_for  # noqa: E402
+from formulations.harness import protocol as P  # noqa: E402
+from formulations.harness.study import Task, measure, task_from_dict  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PUZZLES = ["puzzles/heart5.txt", "puzzles/cross5.txt"]
+
+
+def counted(sampler: str, length: int, path: str = "puzzles/heart5.txt", **kw) -> Task:
+    return Task("release-2", "heart5_5x5", f"repo:{path}", sampler, length, 0,
+                reads=kw.pop("reads", 200), reads_per_call=10,
+                until_successes=kw.pop("until", 10), min_reads=kw.pop("min_reads", 30), **kw)
+
+
+@pytest.mark.parametrize("sampler,length", [("sa", 20), ("tabu", 30), ("pimc", 30)])
+def test_a_counted_record_re_runs_to_the_same_reads_successes_and_energies(sampler, length):
+    a = measure(counted(sampler, length))
+    b = measure(task_from_dict(a["task"]))
+    assert a["rule"] == {"until_successes": 10, "min_reads": 30, "max_reads": 200,
+                         "reads_per_call": 10}
+    assert (a["reads"], a["successes"], a["energy_sha1"]) == \
+        (b["reads"], b["successes"], b["energy_sha1"])
+    # the rule: whole calls, stopped by counts only
+    assert all(k == 10 for k in a["call_reads"])
+    assert a["reads"] == 200 or (a["reads"] >= 30 and a["successes"] >= 10)
+    if a["reads"] > 30:   # the call before the last had not met the rule yet
+        assert a["reads"] - 10 < 30 or a["successes"] >= 10
+
+
+def test_tabu_counted_reads_make_their_full_cutoff_with_no_clock():
+    rec = measure(counted("tabu", 30))
+    assert rec["params"]["timeout"] is None and "energy_threshold" not in rec["params"]
+
+
+def test_a_cell_that_never_succeeds_stops_at_r_max():
+    # one sweep of sa rarely solves heart5: the rule must stop at R_max, not earlier
+    rec = measure(counted("sa", 1, reads=40, until=1000, min_reads=10))
+    assert rec["reads"] == 40
+
+
+def _record_file(tmp: Path, recs: list[dict]) -> Path:
+    from formulations.harness.study import RecordFile
+    f = RecordFile(tmp / "records.jsonl.gz")
+    for r in recs:
+        f.append(r)
+    return tmp
+
+
+def _cli(*args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'tests'}",
+           "OMP_NUM_THREADS": "1", **(env_extra or {})}
+    return subprocess.run([sys.executable, str(ROOT / "bench" / "release.py"), *args],
+                          capture_output=True, text=True, env=env, timeout=600, cwd=ROOT)
+
+
+def test_verify_reports_each_record_and_fails_on_a_changed_count(tmp_path):
+    recs = [measure(counted("sa", L)) for L in (10, 20)]
+    out = _record_file(tmp_path / "good", recs)
+    res = _cli("verify", "--sample", "2", "--json", "--out", str(out))
+    got = json.loads(res.stdout)
+    assert res.returncode == 0, res.stderr
+    assert {r["key"] for r in got["records"]} == {r["key"] for r in recs}
+    for row in got["records"]:
+        assert row["successes_recorded"] == row["successes_now"]
+        assert row["cpu_per_read_ratio"] > 0
+    bad = dict(recs[0], successes=recs[0]["successes"] + 1)
+    out = _record_file(tmp_path / "bad", [bad])
+    res = _cli("verify", "--sample", "1", "--json", "--out", str(out))
+    assert res.returncode == 1
+    row = json.loads(res.stdout)["records"][0]
+    assert row["successes_recorded"] == row["successes_now"] + 1
+
+
+def _synthetic(rng: np.random.Generator, unsolved: int = 0) -> list[dict]:
+    """Counted records of 40 instances at five lengths: p rises with the length."""
+    out = []
+    for i in range(40):
+        h = rng.uniform(20, 60)
+        for L in (10, 14, 20, 28, 40):
+            p = 0.0 if i < unsolved else 1 - math.exp(-L / h) * 0.9
+            k = int(rng.binomial(300, p))
+            out.append({"key": f"{i}|sa|{L}|0", "instance": f"p{i}_10x10", "sampler": "sa",
+                        "size": "10x10", "cells": 100, "length": L, "unit": "sweeps",
+                        "seed": 0, "reads": 300, "successes": k, "cpu_s": 300 * 1e-6 * L,
+                        "variables": 100 + i, "setup_cpu_s": 0.001, "energy_mean": 1.0,
+                        "at_most": [k] * 8, "call_cpu_s": [1e-5 * L] * 30,
+                        "call_reads": [10] * 30,
+                        "rule": {"until_successes": 10, "min_reads": 100, "max_reads": 300,
+                                 "reads_per_call": 10}})
+    return out
+
+
+def test_the_summary_gives_spin_updates_with_intervals_and_cpu_from_the_calibration():
+    from helpers import load_bench
+    release = load_bench("release", "release_bench")
+    recs = _synthetic(np.random.default_rng(3))
+    cal = {"sessions": [{"session": s, "groups": {"sa|10x10": {
+        "c_s": c, "a_s": 1e-6, "c_rounds": [c, c * 1.02], "setup_cpu_s": 0.001}}}
+        for s, c in (("s1", 1e-9), ("s2", 1.3e-9), ("s3", 1.1e-9))]}
+    s = release.summarize(recs, resamples=200, calibration=cal)
+    e = s["samplers"]["sa"]["sizes"]["10x10"]
+    assert e["calibration"]["sessions"] == 3 and e["calibration"]["spread"] == pytest.approx(0.3)
+    for q, o in e["quantiles"].items():
+        assert o["low_spin_updates"] <= o["tts99_spin_updates"] <= o["high_spin_updates"]
+        L = o["optimal_length_spin_updates"]
+        # the spin-update figure is the quantile over puzzles of R(p) x L x variables
+        vals = []
+        for i in range(40):
+            r = next(x for x in recs if x["instance"] == f"p{i}_10x10" and x["length"] == L)
+            vals.append(float(repeats_for(r["successes"] / r["reads"])) * L * r["variables"])
+        want = np.quantile(vals, float(q), method="inverted_cdf")
+        assert o["tts99_spin_updates"] == pytest.approx(want)
+        assert o["cpu_from"] == "calibration" and o["tts99_s"] == o["tts99_cpu_s"]
+        # CPU from the median session's cost, widened by the sessions' spread
+        assert o["low_s"] <= o["tts99_s"] <= o["high_s"]
+        assert o["high_s"] >= o["tts99_s"] * 1.3 - 1e-12
+    assert "order statistic" in s["median"]
+
+
+def test_an_unsolved_quantile_reads_above_its_detection_limit():
+    from helpers import load_bench
+    release = load_bench("release", "release_bench")
+    recs = _synthetic(np.random.default_rng(5), unsolved=25)   # more than half never solved
+    o = release.summarize(recs, resamples=100)["samplers"]["sa"]["sizes"]["10x10"][
+        "quantiles"]["0.5"]
+    assert o["tts99_spin_updates"] is None
+    limit = float(repeats_for(1 / 300)) * 40 * np.median([100 + i for i in range(40)])
+    assert o["detection_limit_spin_updates"] == pytest.approx(limit)
+    assert o["text_spin_updates"].startswith("> ")
+
+
+def test_fits_keep_populations_apart_and_report_with_and_without_10x10():
+    pts = []
+    rng = np.random.default_rng(0)
+    for z, cells, n in (("10x10", 100, 100), ("15x15", 225, 100), ("20x20", 400, 100),
+                        ("25x25", 625, 100), ("40x30", 1200, 5), ("35x35", 1225, 20)):
+        t = 10.0 * cells ** 3
+        pts.append((z, cells, n, 0.5, t, t * rng.uniform(0.8, 1.2, 200), True))
+    f = P.fits_spin_updates(pts, generated=("35x35",))
+    assert f["0.5"]["with_10x10"]["sizes"] == ["10x10", "15x15", "20x20", "25x25"]
+    assert f["0.5"]["without_10x10"]["sizes"] == ["15x15", "20x20", "25x25"]
+    assert f["apart"] == ["35x35", "40x30"]
+    fit = f["0.5"]["with_10x10"]["poly_cells"]
+    assert fit["low"] <= 3.0 <= fit["high"]
+    assert "not an asymptotic law" in f["description"]
+
+
+def test_line_propagation_splits_the_puzzles():
+    from formulations.harness.study import load
+    got = P.line_decided(["heart5_5x5"], lambda k: "repo:puzzles/heart5.txt")
+    from formulations.lines import fixed_point
+    assert got["heart5_5x5"] == (fixed_point(load("repo:puzzles/heart5.txt")).status.value
+                                 == "solved")
+
+
+def test_a_session_refuses_a_modified_tree(tmp_path):
+    repo = tmp_path / "r"
+    repo.mkdir()
+    run = lambda *a: subprocess.run(["git", "-C", str(repo), *a], capture_output=True,  # noqa
+                                    check=True)
+    run("init", "-q")
+    (repo / "f.txt").write_text("a\n")
+    run("add", "f.txt")
+    run("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "x")
+    e = P.session_entry(repo)
+    assert e["dirty"] is False and len(e["commit"]) == 40 and e["cpu_model"] is not None
+    assert isinstance(e["cpu_flags"], list)
+    (repo / "f.txt").write_text("b\n")
+    with pytest.raises(P.DirtyTree):
+        P.session_entry(repo)
+    assert P.session_entry(repo, allow_dirty=True)["dirty"] is True
+
+
+def test_any_sampler_runs_the_protocol_and_gets_a_window_sticker(tmp_path):
+    common = ["--puzzles", ",".join(PUZZLES), "--workers", "1", "--rounds", "1",
+              "--cal-reads", "10", "--cal-puzzles", "1", "--resamples", "100",
+              "--allow-dirty", "--quiet"]
+    base = _cli("sampler", "dwave.samplers:SimulatedAnnealingSampler", "--name", "sa",
+                "--out", str(tmp_path / "sa"), "--no-calibration",
+                "--baseline", str(ROOT / "bench/results/release2/baseline-release1.json"),
+                *common)
+    assert base.returncode == 0, base.stderr
+    res = _cli("sampler", "release2_sampler:TinyAnnealer", "--param", "beta_max=4",
+               "--out", str(tmp_path / "tiny"), "--baseline",
+               str(tmp_path / "sa" / "summary.json"), *common)
+    assert res.returncode == 0, res.stderr
+    s = json.loads((tmp_path / "tiny" / "summary.json").read_text())
+    e = s["samplers"]["TinyAnnealer"]["sizes"]["5x5"]
+    assert e["instances"] == 2 and e["count_rule"] and e["calibration"]["sessions"] == 1
+    q = e["quantiles"]["0.5"]
+    assert q["low_spin_updates"] <= q["tts99_spin_updates"] <= q["high_spin_updates"]
+    assert q["cpu_from"] == "calibration"
+    rows = [ln for ln in res.stdout.splitlines() if ln.startswith("| 5x5 |")]
+    assert len(rows) == 3   # one per quantile
+    base_q = json.loads((tmp_path / "sa" / "summary.json").read_text())[
+        "samplers"]["sa"]["sizes"]["5x5"]["quantiles"]["0.5"]
+    ratio = q["tts99_spin_updates"] / base_q["tts99_spin_updates"]
+    assert f"| {ratio:.3g} [" in rows[0]
+    # every record of the user's sampler names its session and re-runs to its counts
+    ver = _cli("verify", "--sample", "3", "--json", "--out", str(tmp_path / "tiny"))
+    assert ver.returncode == 0, ver.stdout + ver.stderr
+    assert json.loads(ver.stdout)["checked"] == 3
+
+
+def test_a_bad_sampler_path_is_one_clear_line():
+    res = _cli("sampler", "no_such_module:Nope", "--puzzles", PUZZLES[0], "--allow-dirty",
+               "--quiet", "--out", "/tmp/unused-release2-test")
+    assert res.returncode == 2
+    assert "no_such_module" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_spearman_ranks_the_puzzles_of_two_samplers_alike_or_reversed():
+    from helpers import load_bench
+    release = load_bench("release", "release_bench")
+    recs = _synthetic(np.random.default_rng(7))
+    # a second sampler whose per-puzzle success falls where the first's rises: reversed ranks
+    twin = []
+    for r in recs:
+        i = int(r["instance"][1:].split("_")[0])
+        k = int(r["reads"] * (0.05 + 0.9 * i / 40))
+        twin.append(dict(r, sampler="other", key=r["key"].replace("|sa|", "|other|"),
+                         successes=k, variables=100))
+    plain = [dict(r, variables=100) for r in recs]
+    s = release.summarize(plain + twin, resamples=100)
+    (row,) = [x for x in s["spearman"] if x["size"] == "10x10"]
+    assert (row["a"], row["b"], row["instances"]) == ("other", "sa", 40)
+    assert -1.0 <= row["low"] <= row["rho"] <= row["high"] <= 1.0
+    # the twin's TTS99 falls with i; sa's has no order in i: reversing the twin agrees with -rho
+    mirror = [dict(r, successes=int(r["reads"] * (0.05 + 0.9 * (39 - int(r["instance"][1:]
+                   .split("_")[0])) / 40))) for r in twin]
+    s2 = release.summarize(plain + mirror, resamples=100)
+    (row2,) = [x for x in s2["spearman"] if x["size"] == "10x10"]
+    assert row2["rho"] == pytest.approx(-row["rho"], abs=0.05)
+
+
+def test_the_fast_scorer_gives_the_package_energies():
+    from formulations.harness.study import exact_scorer, load
+    from formulations.model import build_model
+    from formulations.model.penalty import penalty_terms
+    pen = penalty_terms(build_model(load("repo:puzzles/heart5.txt"), use_x=False)).weighted(None)
+    X = np.random.default_rng(0).integers(0, 2, (200, pen.num_variables)).astype(np.int8)
+    # and some solutions: reads that sa finds at energy 0
+    rec = measure(counted("sa", 50, reads=40, until=1000, min_reads=40))
+    assert rec["successes"] > 0
+    score = exact_scorer(pen)
+    np.testing.assert_allclose(score(X), pen.energies(X), atol=1e-9)
+    assert (score(X) == 0).sum() == (pen.energies(X) == 0).sum()
+
+
+def test_comparisons_with_set_up_excluded_and_included_say_whether_they_agree():
+    from helpers import load_bench
+    release = load_bench("release", "release_bench")
+    recs = _synthetic(np.random.default_rng(11))
+    for i in range(40):   # an exact baseline whose proof takes 5 ms, 4 of them the build
+        recs.append({"key": f"{i}|cpsat|0|0", "instance": f"p{i}_10x10", "sampler": "cpsat",
+                     "size": "10x10", "length": 0, "reads": 1, "successes": 1, "cpu_s": 0.005,
+                     "unique_cpu_s": 0.005, "unique_build_s": 0.004, "unique": True})
+    s = release.summarize(recs, resamples=100)
+    sa = s["samplers"]["sa"]["sizes"]["10x10"]
+    rows = [c for c in s["comparisons"] if c["baseline"] == "cpsat" and c["q"] == "0.5"]
+    (row,) = rows
+    t = sa["quantiles"]["0.5"]["tts99_s"]
+    assert row["ratio_setup_excluded"] == pytest.approx(t / 0.001, rel=1e-3)
+    assert row["ratio_setup_included"] == pytest.approx((t + 0.001) / 0.005, rel=1e-3)
+    assert row["holds_both_ways"] == ((t / 0.001 > 1) == ((t + 0.001) / 0.005 > 1))
