@@ -16,9 +16,10 @@ solution, and every solution within the state is a model.
 
 Time limit and Ctrl-C: python-sat's solvers, on the main thread, swap Python's SIGINT handler
 for one that ``longjmp``s out of the C++ solver and can leave the process hung
-(``backends/sat.py``), and CaDiCaL cannot be interrupted from another thread. So the search runs in slices bounded by a conflict budget with SIGINT
-blocked (where the platform lets us), the deadline and a pending Ctrl-C looked at between
-slices. A slice's length is aimed at :data:`SLICE_S` by the rate the previous one showed.
+(``backends/sat.py``), and CaDiCaL cannot be interrupted from another thread. So the search runs in slices bounded by a conflict budget, with
+``expect_interrupt=True`` (pysat then leaves Python's handler in place: with its own, a Ctrl-C
+crashed the process, SIGSEGV in 2 of 2 runs) and SIGINT blocked (where the platform lets us), the
+deadline and a pending Ctrl-C looked at between slices. A slice's length is aimed at :data:`SLICE_S` by the rate the previous one showed.
 """
 from __future__ import annotations
 
@@ -216,7 +217,7 @@ def _search(s, end: float | None) -> bool:
             raise OutOfTime("cdcl")
         s.conf_budget(budget)
         t = time.perf_counter()
-        got = _blocked(s.solve_limited)
+        got = _blocked(lambda: s.solve_limited(expect_interrupt=True))
         took = time.perf_counter() - t
         if got is not None:
             return got
