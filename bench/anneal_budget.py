@@ -29,9 +29,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-for _p in (ROOT, ROOT / "bench"):
-    if str(_p) not in sys.path:
-        sys.path.insert(0, str(_p))
+if str(ROOT) not in sys.path:  # an uninstalled checkout
+    sys.path.insert(0, str(ROOT))
 
 from formulations.harness.study import (  # noqa: E402
     Task,
@@ -72,7 +71,7 @@ def budget_task(spec: str, key: str, source: str, time_limit: float) -> Task:
 
 def cat15_task(spec: str, reads: int = 100) -> Task | None:
     """cat15 at the backend's default length, fixed reads (None for variants)."""
-    import release
+    from formulations.harness import release
     from formulations.harness.study import load
     from formulations.model import build_model
     from formulations.model.penalty import lower

@@ -35,9 +35,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-for _p in (ROOT, ROOT / "bench"):
-    if str(_p) not in sys.path:
-        sys.path.insert(0, str(_p))
+if str(ROOT) not in sys.path:  # an uninstalled checkout
+    sys.path.insert(0, str(ROOT))
 
 from formulations.harness.study import (  # noqa: E402
     EXACT,
@@ -186,7 +185,7 @@ def group_of(r: dict) -> str:
 def summarize(records: Sequence[dict], resamples: int = 1000) -> dict:
     """The release's summary (``bench/release.py summarize``) per group of puzzles (random,
     janko), and qbpp's TTS99 per puzzle from its time-budget runs (pooled)."""
-    import release
+    from formulations.harness import release
 
     recs = pooled(records)
     out: dict = {"study": STUDY, "records": len(recs),
@@ -217,7 +216,7 @@ def _fmt(v: float | None) -> str:
 
 
 def report(records: Sequence[dict], out: Path) -> dict:
-    import release
+    from formulations.harness import release
     from formulations.show.plots import save
 
     summary = summarize(records)

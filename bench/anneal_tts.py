@@ -24,11 +24,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-for _p in (ROOT, ROOT / "bench"):
-    if str(_p) not in sys.path:
-        sys.path.insert(0, str(_p))
+if str(ROOT) not in sys.path:  # an uninstalled checkout
+    sys.path.insert(0, str(ROOT))
 
-import release  # noqa: E402  (bench/release.py: the release's statistics)
+from formulations.harness import release  # noqa: E402  (the release's statistics)
 
 from formulations.harness.study import (  # noqa: E402
     Task,

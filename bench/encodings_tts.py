@@ -49,9 +49,8 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-for _p in (ROOT, ROOT / "bench"):
-    if str(_p) not in sys.path:
-        sys.path.insert(0, str(_p))
+if str(ROOT) not in sys.path:  # an uninstalled checkout
+    sys.path.insert(0, str(ROOT))
 
 from formulations.harness.records import format_value  # noqa: E402
 from formulations.harness.study import (  # noqa: E402
@@ -446,7 +445,7 @@ def read_records(path: Path = OUT / "records.jsonl.gz") -> list[dict]:
 def time_spread(rs: Sequence[dict]) -> float:
     """The relative uncertainty of a record's mean CPU time per read (the release's rule:
     ``bench/release.py`` ``time_spread``)."""
-    from release import time_spread as spread
+    from formulations.harness.release import time_spread as spread
     return spread(rs)
 
 

@@ -56,8 +56,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name:>16} {variant:>5} {n:>4} vars: over the cap, skipped", flush=True)
                 continue
             for wtext in args.weights:
-                m, o, l = (float(v) for v in wtext.split(","))
-                w = {"monotone": m, "order": o, "link": l}
+                m, o, lk = (float(v) for v in wtext.split(","))
+                w = {"monotone": m, "order": o, "link": lk}
                 for seed in args.seeds:
                     try:
                         r = solve_puzzle(puzzle, "qbpp", use_x=use_x, seed=seed,

@@ -14,7 +14,8 @@ The names a notebook needs, by the pipeline's stages::
 
 A dimod sampler object works wherever a backend name does (``nf.solve_puzzle(puzzle,
 SimulatedAnnealingSampler(), num_reads=200)``); ``nf.to_cqm(nm)`` gives the model as a dimod
-CQM; ``nf.animate(puzzle, "cat.gif")`` replays the line solving; ``nf.fetch_puzzle(
+CQM; ``nf.animate(puzzle, "cat.gif")`` replays the line solving; ``nf.explain(puzzle)`` gives every
+deduction with its reason and the puzzle's difficulty; ``nf.fetch_puzzle(
 "nonograms.org:4353")`` downloads a puzzle. Solver packages are imported only when a backend runs.
 """
 from formulations.io.fetch import FetchError, fetch_puzzle
@@ -22,6 +23,7 @@ from .harness import Table, as_frame, compare, format_table, load_results, read_
 from .io import (detect_format, iter_janko, parse_puzzle, read_goal, read_puzzle,
                  read_puzzle_with_goal, read_puzzles, write_non, write_text)
 from .lines import fixed_point, solve_lines
+from .lines.explain import Difficulty, Explanation, explain
 from .lines.replay import Replay, replay
 from .model import (DEFAULT_WEIGHTS, Model, NonogramModel, Sense, build_model, export_bqm,
                     export_cqm, lower, to_bqm, to_cqm)
@@ -47,6 +49,8 @@ __all__ = [
     "solve_puzzle", "verify", "check_grid", "is_solution", "fixed_point", "solve_lines",
     "Status", "SolveResult", "RawAnswer", "SamplingStats", "PresolveStats", "BackendError",
     "ModelRefused", "tts99", "installed_backends", "replay", "Replay", "animate",
+    # explaining: every deduction with its reason, and the difficulty report
+    "explain", "Explanation", "Difficulty",
     # comparing
     "compare", "summarize", "format_table", "read_results", "Table", "load_results", "as_frame",
 ]

@@ -13,7 +13,8 @@ import argparse
 import os
 import signal
 import sys
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from .harness import compare, format_table, read_results, summarize
 from .harness.records import one_line
@@ -82,10 +83,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 import matplotlib  # noqa: F401
             except ImportError:
-                raise BackendError('--plots needs matplotlib: pip install "nonogram-formulations[notebooks]"') from None
+                raise BackendError('--plots needs matplotlib: pip install -e ".[notebooks]"') from None
         if args.summary:
             rows = read_results(args.summary)
-            _say(format_table(summarize(rows)))
+            _say(format_table(summarize(rows), width=SUMMARY_WIDTH))
             if args.plots:
                 _write_plots(rows, args.plots)
             return EXIT_OK
@@ -121,10 +122,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"; rows so far are in {args.out}, run the same command to resume" if args.out else ""
         print(f"interrupted{where}", file=sys.stderr)
         return EXIT_INTERRUPTED
-    _say(format_table(summarize(table)))
+    _say(format_table(summarize(table), width=SUMMARY_WIDTH))
     if args.plots:
         _write_plots(table, args.plots)
     return EXIT_OK
+
+
+SUMMARY_WIDTH = 100
+"""The summary's width on the terminal: wider tables are printed in blocks of columns (the CSV
+and ``--summary`` read the same rows)."""
 
 
 def _say(text: str) -> None:

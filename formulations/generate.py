@@ -24,9 +24,9 @@ import argparse
 import json
 import random
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from .puzzle import Grid, Puzzle, PuzzleError, puzzle_from_grid
 

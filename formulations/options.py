@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import ast
 import json
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 MODEL_SWITCHES: dict[str, type] = {"x": bool, "presolve": bool, "encoding": str}
 PARAMS = "params"  # the option under which a backend takes native parameters
@@ -24,7 +25,7 @@ PARAMS = "params"  # the option under which a backend takes native parameters
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
-def parse_value(text: str) -> Any:
+def parse_value(text: object) -> Any:
     """A value given as text: JSON first (``3``, ``[1, 2]``, ``true``), then a Python literal
     (``(1, 2)``, ``True``), else the text itself."""
     if not isinstance(text, str):

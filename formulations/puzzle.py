@@ -5,10 +5,10 @@ that colour nonograms need no change of representation, only of the builder and 
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
 from operator import attrgetter, eq
-from typing import Iterable, Sequence
 
 BACKGROUND = 0
 BLACK = 1
@@ -31,7 +31,7 @@ class PuzzleError(ValueError):
             where = f"line {self.line}: "
         return where + self.message
 
-    def located(self, path: str | None = None, line: int | None = None) -> "PuzzleError":
+    def located(self, path: str | None = None, line: int | None = None) -> PuzzleError:
         """Return a copy that also names the file (and line) where the problem is."""
         return type(self)(self.message, path=self.path or path,
                           line=self.line if self.line is not None else line)
@@ -71,9 +71,9 @@ def block(length: int, colour: int = BLACK) -> Block:
     key = (length, colour)
     b = _BLOCKS.get(key)
     if b is None:
-        b = _BLOCKS[key] = Block(length, colour) if len(_BLOCKS) < 100_000 else None
-        if b is None:
-            return Block(length, colour)
+        b = Block(length, colour)
+        if len(_BLOCKS) < 100_000:
+            _BLOCKS[key] = b
     return b
 
 
@@ -119,7 +119,7 @@ class Puzzle:
 
     @classmethod
     def from_clues(cls, rows: Sequence[Iterable], columns: Sequence[Iterable], name: str = "",
-                   palette=None, validate: bool = True) -> "Puzzle":
+                   palette=None, validate: bool = True) -> Puzzle:
         p = cls(tuple(make_clue(c) for c in rows), tuple(make_clue(c) for c in columns), name,
                 **({"palette": tuple(palette)} if palette is not None else {}))
         if validate:

@@ -11,9 +11,9 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, NoReturn
 
 from . import options as opt
 from .io.common import MAX_INPUT_BYTES, InputTooLarge
@@ -36,7 +36,7 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors: one line (or one JSON object), exit 2
+    def error(self, message: str) -> NoReturn:  # usage errors: one line (or a JSON object), exit 2
         raise UsageError(message)
 
     def parse_known_args(self, args=None, namespace=None):
@@ -94,6 +94,35 @@ CLI_WORDS = RemedyWords(
 """How this command line names a backend's remedies for a model it refuses."""
 
 
+def x_defaults(with_x: bool) -> list[str]:
+    """The registered backends that get the model with (``with_x``) or without the cell
+    variables x unless told (``Backend.model_x``, the one rule every entry point asks)."""
+    from .backends import get_backend, names
+    out = []
+    for name in names():
+        try:
+            b = get_backend(name)
+        except Exception:  # noqa: BLE001 - a module that does not import here: not listed
+            continue
+        if b.uses_model and b.model_x() is with_x:
+            out.append(b.name)
+    return out
+
+
+class _RegistryText(str):
+    """A help text made from the registry when ``--help`` prints it, not when the parser is
+    built: importing every backend module costs about a second that a solve need not pay."""
+    make: Callable[[], str]
+
+    def __new__(cls, make: Any) -> _RegistryText:
+        text = super().__new__(cls, "(from the registry)")
+        text.make = make
+        return text
+
+    def __mod__(self, params: Any) -> str:  # argparse expands help strings with %
+        return self.make()
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m formulations.solve",
                 description="Solve a nonogram with one of the package's backends; every answer is "
@@ -108,11 +137,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--unique", action="store_true", help="also search for a second solution")
     xg = p.add_mutually_exclusive_group()
     xg.add_argument("--x", dest="use_x", action="store_true", default=None,
-                    help="build with the cell variables x (R = x = C); the default for "
-                         "lines, descent, exact and qbpp")
+                    help=_RegistryText(lambda: "build with the cell variables x (R = x = C); "
+                                       "the default for " + ", ".join(x_defaults(True))))
     xg.add_argument("--no-x", dest="use_x", action="store_false",
-                    help="build without cell variables (R = C directly); the default for "
-                         "cpsat, sa, tabu and openjij-*")
+                    help=_RegistryText(lambda: "build without cell variables (R = C directly); "
+                                       "the default for " + ", ".join(x_defaults(False))))
     p.add_argument("--presolve", action="store_true", help="fix what line solving decides before the backend")
     p.add_argument("--encoding", choices=ENCODINGS, help="the model's encoding (default order)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the grid")
@@ -151,6 +180,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "nonograms.ru:ID or a puzzle page's URL)")
     p.add_argument("--export-cqm", metavar="PATH",
                    help="write the model as a dimod ConstrainedQuadraticModel file and stop")
+    p.add_argument("--explain", action="store_true",
+                   help="also print every deduction of the line engine with its reason (rows and "
+                        "columns from 1); with --json the object gains 'explanation'")
+    p.add_argument("--difficulty", action="store_true",
+                   help="also print the difficulty report: line-solvable or not, line steps, "
+                        "probes, guesses, the cells that need more than line logic, a level 1-5")
     p.add_argument("--animate", metavar="PATH",
                    help="replay the line solving as PATH.gif or PATH.html (with the search's "
                         "guesses and backtracks for --backend lines)")
@@ -276,12 +311,13 @@ class _Out:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
     def fail(self, code: int, message: str, *, path: str | None = None, puzzle: Puzzle | None = None,
-             backend: str = "", status: str = "error") -> int:
+             backend: str = "", status: str = "error", result: SolveResult | None = None) -> int:
         """Report an outcome without a solve result: one line on stderr (and with --json one
-        object on stdout)."""
+        object on stdout; ``result`` gives the figures known so far, e.g. of an interrupted
+        run)."""
         print(f"error: {message}" if status == "error" else message, file=sys.stderr)
         if self.as_json:
-            outcome = Outcome(code, puzzle, None, message, status)
+            outcome = Outcome(code, puzzle, None, message, status, partial=result)
             self.write(json.dumps(outcome.record(path, backend)))
         return code
 
@@ -295,13 +331,14 @@ class Outcome:
     result: SolveResult | None = None
     message: str = ""
     status: str = "error"
+    partial: SolveResult | None = None  # without a result: the figures known so far (Ctrl-C)
 
     def record(self, where: str | None, backend: str) -> dict[str, Any]:
         """The run's one JSON object (``--json``), the same keys whatever the outcome."""
         if self.result is not None:
             return json_record(where, self.puzzle, self.result, self.code)
-        record = json_record(where, self.puzzle,
-                             SolveResult(Status.ERROR, backend, message=self.message), self.code)
+        shown = self.partial or SolveResult(Status.ERROR, backend, message=self.message)
+        record = json_record(where, self.puzzle, shown, self.code)
         record["status"] = self.status
         return record
 
@@ -335,7 +372,15 @@ def failed(exc: BaseException, puzzle: Puzzle | None, backend: str) -> Outcome:
         return Outcome(EXIT_BAD_INPUT, puzzle, None,
                        f"{exc.filename or ''}: {exc.strerror or exc}")
     if isinstance(exc, KeyboardInterrupt):
-        return Outcome(EXIT_INTERRUPTED, puzzle, None, "interrupted", status="interrupted")
+        from .solving import progress
+        track = progress()  # the time spent so far and the model's size
+        partial = None if track is None else track.result(Status.ERROR, "interrupted")
+        return Outcome(EXIT_INTERRUPTED, puzzle, None, "interrupted", status="interrupted",
+                       partial=partial)
+    if isinstance(exc, ModuleNotFoundError):  # a package the backend imports is missing
+        from .backends.base import missing_module_hint
+        return Outcome(EXIT_BAD_INPUT, puzzle, None, f"backend '{backend}' needs {exc.name}, "
+                       f"which is not installed: {missing_module_hint(exc.name)}")
     if isinstance(exc, MemoryError):
         return Outcome(EXIT_NOT_SOLVED, puzzle, None, f"backend '{backend}' ran out of memory "
                        "(try --presolve, --no-x or a lower --max-model-mb)")
@@ -400,7 +445,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     puzzle, result = outcome.puzzle, outcome.result
     if result is None:
         code = out.fail(outcome.code, outcome.message, path=where, puzzle=puzzle,
-                        backend=args.backend, status=outcome.status)
+                        backend=args.backend, status=outcome.status, result=outcome.partial)
         if outcome.code == EXIT_INTERRUPTED and argv_given is None:
             _leave(code)  # the command line itself: leave now
         return code
@@ -411,11 +456,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         if png_problem:
             return out.fail(EXIT_BAD_INPUT, png_problem, path=where, puzzle=puzzle,
                             backend=args.backend)
+    explanation = None
+    if args.explain or args.difficulty:
+        from .lines.explain import explain
+        try:  # the line engine's trace (whatever the backend), in the time the run has left
+            explanation = explain(puzzle, time_limit=clock)
+        except KeyboardInterrupt:
+            code = out.fail(EXIT_INTERRUPTED, "interrupted", path=where, puzzle=puzzle,
+                            backend=args.backend, status="interrupted")
+            if argv_given is None:
+                _leave(code)
+            return code
     if args.json:
-        out.write(json.dumps(json_record(where, puzzle, result, code)))
+        record = json_record(where, puzzle, result, code)
+        if explanation is not None:
+            record["explanation"] = explanation.to_json()
+        out.write(json.dumps(record))
     else:
         ansi = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         out.write(render(result, puzzle, ansi=ansi))
+        if explanation is not None:
+            from .show.explanation import difficulty_text, explanation_text
+            if args.explain:
+                out.write(explanation_text(puzzle, explanation))
+            out.write(difficulty_text(puzzle, explanation))
     if args.animate:
         problem = _animate(args, puzzle, result, where)
         if problem:
@@ -495,7 +559,7 @@ def _draw(path: str, puzzle: Puzzle, result: SolveResult) -> str:
         from .show.png import save_png
         save_png(puzzle, result.grid, path)
     except ImportError:
-        return '--png needs matplotlib: pip install "nonogram-formulations[notebooks]"'
+        return '--png needs matplotlib: pip install -e ".[notebooks]"'
     except OSError as exc:
         return f"{exc.filename or path}: {exc.strerror or exc}"
     return ""

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -17,8 +18,9 @@ from .puzzle import Grid, Puzzle, check_grid
 from .options import PARAMS, route
 from .results import BackendError, ModelRefused, PresolveStats, RawAnswer, Remedy, SolveResult, Status
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # presolve is imported when a solve asks for it
     from .backends.base import Backend
+    from .model.presolve import Presolved, ReducedModel
 
 
 MODEL_CHECK_MAX_CONSTRAINTS = 1_000_000
@@ -37,6 +39,7 @@ def verify(nm: SolvableModel, raw: RawAnswer, backend: str, *, build_s: float = 
     ``wall_s`` is the wall time of the backend call (default: the backend's own figure);
     ``build_cpu_s``/``solve_cpu_s`` the CPU time of the build and of the backend call.
     """
+    common: dict[str, Any]  # SolveResult's keywords, shared by every outcome
     common = dict(backend=backend, use_x=nm.use_x, encoding=getattr(nm, "encoding", None),
                   variables=nm.model.num_variables,
                   constraints=nm.model.num_constraints, build_s=build_s,
@@ -74,6 +77,7 @@ def verify(nm: SolvableModel, raw: RawAnswer, backend: str, *, build_s: float = 
 def verify_grids(puzzle: Puzzle, raw: RawAnswer, backend: str, *, wall_s: float | None = None,
                  unique_asked: bool = False, solve_cpu_s: float | None = None) -> SolveResult:
     """:func:`verify` for a backend that works on the puzzle and answers with grids."""
+    common: dict[str, Any]  # SolveResult's keywords, shared by every outcome
     common = dict(backend=backend, use_x=None, solve_s=raw.solve_s if wall_s is None else wall_s,
                   solver_s=raw.solve_s, energy=raw.energy, sampling=raw.sampling,
                   info=dict(raw.info), build_cpu_s=0.0 if solve_cpu_s is not None else None,
@@ -110,6 +114,39 @@ def _uniqueness(puzzle: Puzzle, grid: Grid, others: list[Grid], proven: bool | N
     return (True if proven else None), None
 
 
+@dataclass
+class Progress:
+    """How far the current solve got: what a run interrupted mid-way (Ctrl-C) reports."""
+    backend: str = ""
+    use_x: bool | None = None
+    encoding: str | None = None
+    variables: int | None = None
+    constraints: int | None = None
+    started: float = field(default_factory=time.perf_counter)
+    build_s: float | None = None      # set once the model is built
+    solve_started: float | None = None
+
+    def result(self, status: Any, message: str) -> SolveResult:
+        """A result with the figures known so far: the build's time (or the time spent
+        building), the model's size and the backend's time until now."""
+        now = time.perf_counter()
+        build_s = self.build_s if self.build_s is not None else \
+            (now - self.started if self.solve_started is None else 0.0)
+        solve_s = 0.0 if self.solve_started is None else now - self.solve_started
+        return SolveResult(status, self.backend, use_x=self.use_x, encoding=self.encoding,
+                           variables=self.variables, constraints=self.constraints,
+                           build_s=build_s, solve_s=solve_s, message=message)
+
+
+_PROGRESS: ContextVar[Progress | None] = ContextVar("solve_progress", default=None)
+
+
+def progress() -> Progress | None:
+    """The :class:`Progress` of the latest :func:`solve` in this context (None before
+    any), read by the command line when a run is interrupted."""
+    return _PROGRESS.get()
+
+
 @dataclass(frozen=True)
 class SolveRequest:
     """One solve, checked once: the puzzle, the backend, its options (converted and checked by
@@ -134,7 +171,7 @@ class SolveRequest:
              pairs: Iterable[tuple[str, Any]] = (), use_x: bool | None = None,
              encoding: str | None = None, presolve: bool = False, unique: bool = False,
              seed: int | None = None, time_limit: float | None = None,
-             max_model_mb: float | None = DEFAULT_MAX_MODEL_MB) -> "SolveRequest":
+             max_model_mb: float | None = DEFAULT_MAX_MODEL_MB) -> SolveRequest:
         """A checked request; BackendError (or ModelRefused's parent) names what is wrong,
         before any work. ``backend``: a registry name, a ``Backend`` or a dimod sampler object.
         ``options``: backend options as Python values (``reads=100``); ``pairs``: ``(key,
@@ -200,6 +237,8 @@ def solve(request: SolveRequest, deadline: Deadline | None = None) -> SolveResul
     clock = Deadline(request.time_limit) if deadline is None else deadline
     b, puzzle, opts = request.backend, request.puzzle, dict(request.options)
     seed, unique, max_model_mb = request.seed, request.unique, request.max_model_mb
+    track = Progress(backend=b.name)  # what an interrupted run reports (progress())
+    _PROGRESS.set(track)
     if not b.uses_model:
         try:
             raw, wall, cpu = _timed_solve(b, puzzle, opts, deadline=clock, seed=seed,
@@ -209,6 +248,7 @@ def solve(request: SolveRequest, deadline: Deadline | None = None) -> SolveResul
         return verify_grids(puzzle, raw, b.name, wall_s=wall, unique_asked=unique,
                             solve_cpu_s=cpu)
     ux = b.model_x(request.use_x)
+    track.use_x, track.encoding = ux, request.encoding or "order"
     if request.presolve:
         return _solve_presolved(puzzle, b, ux, clock, seed=seed, unique=unique, opts=opts,
                                 max_model_mb=max_model_mb, encoding=request.encoding)
@@ -282,6 +322,9 @@ def _timed_solve(b: Backend, target: SolvableModel | Puzzle, opts: dict[str, Any
     start, solving, uniqueness search), so backends are compared on equal terms; the backend's
     own figure stays ``raw.solve_s``."""
     t0, c0 = time.perf_counter(), cpu_seconds()
+    track = _PROGRESS.get()
+    if track is not None:
+        track.solve_started = t0
     raw = b.run(target, opts, **kwargs)
     return raw, time.perf_counter() - t0, cpu_seconds() - c0
 
@@ -299,6 +342,10 @@ def _run_and_verify(b: Backend, nm: SolvableModel, opts: dict[str, Any], clock: 
     """The backend on ``nm`` with the time left, then verification; a backend stage that runs out
     of time (its translation, a lowering) gives an UNKNOWN result naming it."""
     t0, c0 = time.perf_counter(), cpu_seconds()
+    track = _PROGRESS.get()
+    if track is not None:
+        track.build_s = build_s
+        track.variables, track.constraints = nm.model.num_variables, nm.model.num_constraints
     left = clock.left()
     if left is not None:  # the check after the backend belongs to the same time limit
         clock = clock.earlier(min(VERIFY_SECONDS_PER_CONSTRAINT * nm.model.num_constraints,
@@ -323,6 +370,7 @@ def _solve_presolved(puzzle: Puzzle, b: Backend, use_x: bool, clock: Deadline, *
     from .model.presolve import presolve as presolve_model, presolve_puzzle
 
     t0, c0 = time.perf_counter(), cpu_seconds()
+    pre: ReducedModel | Presolved
     try:
         if encoding in (None, "order"):
             pre = presolve_puzzle(puzzle, use_x=use_x, deadline=clock, max_model_mb=max_model_mb)

@@ -402,3 +402,12 @@ def test_the_qubo_is_held_to_the_memory_cap_before_any_sampling():
     with pytest.raises(ModelRefused, match="penalty QUBO would have about .* over the memory cap"):
         solve_puzzle(p, "sa", max_model_mb=5, seed=1)
     assert solve_puzzle(p, "cpsat", max_model_mb=5).status is Status.SOLVED
+
+
+def test_a_failed_run_without_a_time_limit_suggests_one():
+    # one short read cannot solve cat15: the reads were a fixed number, and the message says
+    # that a time budget keeps the sampler going; a run that had one does not say so
+    r = solve_puzzle(CAT, "sa", reads=1, sweeps=1, seed=3)
+    assert r.status is Status.UNKNOWN and "--until-solved" in r.message, r.message
+    r = solve_puzzle(CAT, "sa", reads=1, sweeps=1, seed=3, time_limit=0.5, until_solved=True)
+    assert "--until-solved" not in r.message

@@ -247,6 +247,10 @@ def test_ctrl_c_is_interrupted_exit_130_on_every_backend(backend, tmp_path):
     code, record, err = _interrupt([target, *LONG_RUNS[backend]], after=4.0)
     assert code == 130 and record["status"] == "interrupted", err
     assert record["exit_code"] == 130 and "Traceback" not in err
+    # the work done before the interrupt is reported: its time, and the model it built
+    assert record["build_s"] + record["solve_s"] > 1.0, record
+    if backend != "lines":
+        assert record["variables"] > 0 and record["constraints"] > 0, record
 
 
 @pytest.mark.parametrize("backend", [b for b in ("sa", "tabu") if b in INSTALLED])

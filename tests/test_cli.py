@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -131,3 +132,22 @@ def test_list_backends_names_every_registered_backend():
     from formulations import backends
     for name in backends.names():
         assert name in p.stdout
+
+
+def test_help_and_readme_name_the_registrys_model_variants():
+    # --help's --x / --no-x defaults come from the registry (Backend.model_x); README's sentence
+    # lists the same backends with x
+    from formulations.backends import all_backends
+    from formulations.solve import build_parser
+
+    text = " ".join(build_parser().format_help().split())
+    for with_x, flag in ((True, "--x build with"), (False, "--no-x build without")):
+        names = [b.name for b in all_backends() if b.uses_model and b.model_x() is with_x]
+        assert names
+        part = text.split(flag, 1)[1].split(" --", 1)[0]
+        listed = part.split("the default for ", 1)[1].replace(",", " ").split()
+        assert sorted(listed) == sorted(names), (flag, listed)
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    with_x = readme.split("with x for ", 1)[1].split(".", 1)[0]
+    named = set(re.findall(r"`([\w-]+)`", with_x))
+    assert named == {b.name for b in all_backends() if b.uses_model and b.model_x()}, with_x

@@ -173,6 +173,7 @@ def test_cli_summary_csv_plots_and_bad_input(tmp_path):
     done = run(*args, "--plots", str(plots))
     assert done.returncode == 0, done.stderr
     assert "ladder:propagate" in done.stdout and "median_time_s" in done.stdout
+    assert max(map(len, done.stdout.splitlines())) <= 100  # the summary fits a terminal
     with out.open() as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == 4 and {r["status"] for r in rows} == {"solved"}
@@ -241,3 +242,21 @@ def test_a_dead_workers_exit_status_is_read_after_it_is_reaped():
         other.start()
         assert exit_text(reaped_exit_code(p)) == "signal SIGKILL"
         other.join()
+
+
+def test_a_wide_summary_is_printed_in_blocks_that_fit_and_keep_every_value():
+    from formulations.harness import format_table
+
+    cols = ["backend", "runs"] + [f"a_rather_long_column_name_{k}" for k in range(12)] + ["empty"]
+    rows = [{c: (None if c == "empty" else name if c == "backend" else k * 1.5)
+             for k, c in enumerate(cols)} for name in ("cpsat", "sa")]
+    text = format_table(rows, width=100)
+    blocks = text.split("\n\n")
+    assert len(blocks) > 1 and max(map(len, text.splitlines())) <= 100
+    for block in blocks:  # each names its rows
+        header = block.splitlines()[0].split()
+        assert header[0] == "backend" and [ln.split()[0] for ln in block.splitlines()[2:]] == \
+            ["cpsat", "sa"]
+    shown = [h for b in blocks for h in b.splitlines()[0].split() if h != "backend"]
+    assert shown == cols[1:-1]  # every column with a value, once, in order; the empty one left out
+    assert len(format_table(rows).splitlines()[0]) > 100  # without a width: one wide table

@@ -139,3 +139,13 @@ def test_cpsat_gets_the_model_without_x_unless_the_caller_chooses():
     for r in (default, with_x, other):
         assert r.status is Status.SOLVED and check_grid(cat, r.grid) == []
     assert default.grid == with_x.grid and default.unique is with_x.unique is True
+
+
+def test_parameters_cpsat_refuses_are_reported_in_its_own_words():
+    # --param num_search_workers=2 next to the num_workers that --workers sets: CP-SAT answers
+    # MODEL_INVALID with an empty validate(); its reason is in the response
+    puzzle = read_puzzle(PUZZLES / "cat15.txt")
+    result = solve_puzzle(puzzle, "cpsat", params={"num_search_workers": 2})
+    assert result.status is Status.ERROR
+    assert "num_search_workers and num_workers" in result.message, result.message
+    assert "--workers" in result.message

@@ -54,7 +54,7 @@ def test_a_solution_satisfies_every_constraint_and_broken_grids_the_named_ones(n
     truth = nm.encode(solve_lines(puzzle).solutions[0])
     assert cqm.check_feasible(_sample(nm, truth)) and _violated(cqm, _sample(nm, truth)) == set()
     rng = random.Random(hash(name) % 1000 + use_x)
-    for trial in range(12):
+    for _trial in range(12):
         broken = truth.copy()
         for v in rng.sample(range(len(broken)), rng.randint(1, 6)):
             broken[v] ^= 1

@@ -293,7 +293,8 @@ def test_route_and_sweep_treat_the_encoding_as_a_model_switch():
     from formulations.options import route
 
     options, model = route(get_backend("sa"), [("encoding", "onehot"), ("reads", "5")])
-    assert options == {"reads": 5} and model == {"encoding": "onehot"}
+    assert options == {"reads": "5"} and model == {"encoding": "onehot"}  # sorted, not converted
+    assert get_backend("sa").prepare(options)["reads"] == 5  # converted once, by prepare
     specs, xs, ps = expand_options([], ["encoding=order,onehot"], ["sa", "ladder:cell"])
     assert specs == [("sa", {"encoding": "order"}), ("sa", {"encoding": "onehot"}),
                      ("ladder:cell", {})]
@@ -303,9 +304,9 @@ def test_route_and_sweep_treat_the_encoding_as_a_model_switch():
     jobs = plan_jobs([ref], variants, [0], time_limit=1, kill_after=None)
     assert [j.encoding for j in jobs] == ["order", "onehot", None]
     # the default encoding keeps the job keys that results files were written with
-    assert Job(ref, "sa", "{}", 0, 1, None).key == \
-        Job(ref, "sa", "{}", 0, 1, None, encoding="order").key != \
-        Job(ref, "sa", "{}", 0, 1, None, encoding="onehot").key
+    assert Job(ref, "sa", {}, 0, 1, None).key == \
+        Job(ref, "sa", {}, 0, 1, None, encoding="order").key != \
+        Job(ref, "sa", {}, 0, 1, None, encoding="onehot").key
     with pytest.raises(BackendError, match="unknown encoding 'bogus'"):
         expand_options([], ["encoding=order,bogus"], ["sa"])
     with pytest.raises(BackendError, match="unknown encoding 'bogus'"):

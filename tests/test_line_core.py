@@ -347,10 +347,10 @@ def test_frontier_matches_the_reference(w, ncol):
     C = ncol + 1
     specs = [(w, (), (), ())] * h + [(h, (), (), ())] * w
     core = Core(specs, list(range(h + w)), C, h)
-    for trial in range(40):
+    for _trial in range(40):
         density = rng.choice((0.05, 0.3, 0.7, 1.0))
 
-        def domains():
+        def domains(density=density):  # called in this iteration
             return [[(1 << C) - 1 if rng.random() < density else 1 << rng.randrange(C)
                      for _ in range(w)] for _ in range(h)]
 

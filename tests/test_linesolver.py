@@ -13,6 +13,7 @@ from formulations.results import Status
 from formulations.solving import solve_puzzle
 
 from helpers import ROOT
+import functools
 CAT_ROWS = [[], [1, 1], [2, 2], [3, 3], [13], [13], [2, 5, 2], [2, 5, 2], [13], [6, 6], [5, 5],
             [11], [9], [5], []]
 CAT_COLS = [[], [10], [10], [3, 5], [2, 5], [10], [6, 3], [5, 3], [6, 3], [10], [2, 5], [3, 5],
@@ -101,12 +102,11 @@ def test_settle_line_matches_brute_force(ncol):
 
 def reference_settle_bw(n: int, lens: tuple[int, ...], W: int, K: int):
     """settle_bw by memoised placement search, O(n^2 m): (white, black) or None."""
-    from functools import lru_cache
     w = [W >> j & 1 for j in range(n)]
     k_ = [K >> j & 1 for j in range(n)]
     m = len(lens)
 
-    @lru_cache(maxsize=None)
+    @functools.cache
     def suf(k: int, p: int) -> bool:  # blocks k.. fit in cells [p, n), the rest white
         if k == m:
             return all(w[p:])
@@ -118,7 +118,7 @@ def reference_settle_bw(n: int, lens: tuple[int, ...], W: int, K: int):
                 return True
         return False
 
-    @lru_cache(maxsize=None)
+    @functools.cache
     def pre(k: int, q: int) -> bool:  # blocks ..k-1 fit in cells [0, q), the rest white
         if k == 0:
             return all(w[:q])

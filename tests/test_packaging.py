@@ -75,6 +75,60 @@ def test_the_package_top_holds_few_loose_modules():
     assert len(loose) <= 8, loose
 
 
+def test_each_backends_install_hint_names_an_extra_that_installs_what_it_imports():
+    # every module a backend requires (Backend.requires) is a package of the extra its hint
+    # names in pyproject.toml, so that `pip install -e ".[EXTRA]"` makes it available
+    import re
+    import tomllib
+
+    from formulations.backends import get_backend, names
+    from formulations.backends.base import EXTRAS
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+
+    def pip_names(extra: str) -> set[str]:
+        return {re.split(r"[<>=!~ ;\[]", spec, maxsplit=1)[0].lower() for spec in extras[extra]}
+
+    for name in names():
+        b = get_backend(name)
+        if not b.requires:
+            continue
+        extra = re.search(r'pip install -e "\.\[(\w+)\]"', b.install_hint)
+        assert extra, (name, b.install_hint)
+        for module in b.requires:
+            key = module
+            while key and key not in EXTRAS:
+                key = key.rpartition(".")[0]
+            assert key, f"{name} requires {module}, which no extra is known to install"
+            pip = re.split(r"[<>=]", EXTRAS[key][1])[0].lower()
+            assert pip in pip_names(extra.group(1)), (name, module, extra.group(1))
+
+
+def test_the_registry_and_the_help_import_without_any_solver_package(tmp_path):
+    # a fresh `pip install -e .` has numpy only: --list-backends and --help must work there;
+    # shadow every optional package with a module that fails to import
+    blocked = ["scipy", "dimod", "dwave", "ortools", "openjij", "hybrid", "pyqbpp", "pysat",
+               "highspy", "threadpoolctl"]
+    for mod in blocked:
+        (tmp_path / f"{mod}.py").write_text("raise ImportError('blocked for the test')\n")
+    env = {"PYTHONPATH": f"{tmp_path}:{ROOT}", "PATH": "/usr/bin:/bin"}
+    for args in (["--list-backends"], ["--list-backends", "--json"], ["--help"]):
+        p = subprocess.run([sys.executable, "-m", "formulations.solve", *args], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=120, env=env)
+        assert p.returncode == 0 and "Traceback" not in p.stderr, (args, p.stderr[-500:])
+    p = subprocess.run([sys.executable, "-m", "formulations.solve", "--list-backends"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+    listed = {line.split()[0]: line for line in p.stdout.splitlines()}
+    assert "not installed: pip install -e \".[anneal]\"" in listed["sa"]
+    assert "not installed: pip install -e \".[cpsat]\"" in listed["cpsat"]
+    assert " installed " in listed["lines"]
+    p = subprocess.run([sys.executable, "-m", "formulations.solve", str(ROOT / "puzzles" /
+                        "cat15.txt"), "--backend", "sa"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=120, env=env)
+    assert p.returncode == 2 and 'pip install -e ".[anneal]"' in p.stderr, p.stderr
+
+
 def test_no_module_imports_another_modules_private_name():
     # A name starting with one underscore is its module's own; what others need is public
     # (the sampler pipeline's plans, the CP-SAT parameter setter, ...).

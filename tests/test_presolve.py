@@ -189,7 +189,7 @@ def test_presolve_before_the_model_is_presolve_after_it(use_x, ncol):
     # cell variables, decoding and expansion
     rng = random.Random(40 + ncol)
     statuses = set()
-    for t, p in enumerate(random_puzzles(30 + ncol, 60, ncol)):
+    for p in random_puzzles(30 + ncol, 60, ncol):
         a = presolve(build_model(p, use_x=use_x))
         b = presolve_puzzle(p, use_x=use_x)
         _same_model(a, b)
@@ -209,7 +209,7 @@ def test_presolve_before_the_model_is_presolve_after_it(use_x, ncol):
 
 def test_presolve_before_the_model_on_larger_puzzles():
     rng = random.Random(8)
-    for t in range(6):
+    for _ in range(6):
         h, w = rng.randint(8, 14), rng.randint(8, 14)
         grid = tuple(tuple(int(rng.random() < 0.5) for _ in range(w)) for _ in range(h))
         p = puzzle_from_grid(grid)

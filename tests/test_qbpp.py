@@ -213,7 +213,7 @@ def test_listed_as_unavailable_with_install_hint_without_pyqbpp(monkeypatch):
     listing = {line.split()[0]: line for line in list_backends().splitlines()}
     for name in ("qbpp", "qbpp-exhaustive"):
         assert "not installed" in listing[name] and "pyqbpp==2026.10.6" in listing[name]
-    with pytest.raises(BackendError, match=r"nonogram-formulations\[qbpp\]"):
+    with pytest.raises(BackendError, match=r"pip install -e \"\.\[qbpp\]\""):
         solve_puzzle(_read(HEART), "qbpp")
 
 

@@ -121,3 +121,17 @@ def test_the_console_script_is_the_command_line():
         pytest.skip("the package is not installed with its scripts here")
     p = subprocess.run([script, "--list-backends"], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and p.stdout.startswith("cpsat"), p.stderr
+
+
+def test_the_compare_example_writes_where_git_does_not_look():
+    import shutil
+
+    command = _block_after("## Comparing backends", "bash")
+    paths = re.findall(r"--(?:out|plots) (\S+)", command)
+    assert len(paths) == 2
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    for path in paths:
+        p = subprocess.run(["git", "check-ignore", "-q", path + ("x" if path.endswith("/") else "")],
+                           cwd=ROOT, capture_output=True, timeout=30)
+        assert p.returncode == 0, f"{path} would land untracked in the checkout"

@@ -175,7 +175,7 @@ def test_the_per_call_overhead_share_is_reported_at_each_optimum(release):
         if "error" not in r:   # a fixed 2 ms per call of 10 reads: 0.2 ms a read
             r["overhead_cpu_s"], r["overhead_reads"] = 2e-3, 10
     s = release.summarize(recs, resamples=100)
-    for z, e in s["samplers"]["sa"]["sizes"].items():
+    for _z, e in s["samplers"]["sa"]["sizes"].items():
         for q in e["quantiles"].values():
             L = q["optimal_length"]
             assert q["overhead_share"] == pytest.approx(2e-4 / (1e-5 * L), rel=1e-3)

@@ -47,7 +47,7 @@ def test_ansi_paints_each_cell_in_its_palette_colour():
 
 
 def test_png_shows_the_palette_colours(tmp_path):
-    matplotlib = pytest.importorskip("matplotlib")
+    pytest.importorskip("matplotlib")
     import matplotlib.image as mpimg
 
     puzzle = read_puzzle(FLAG)

@@ -26,7 +26,6 @@ needs_cpsat = pytest.mark.skipif("cpsat" not in INSTALLED, reason="ortools is no
 
 def mapped(grid, s: Symmetry):
     """The grid moved by ``s`` (cells outside the clued box stay where they are)."""
-    h, w = len(grid), len(grid[0])
     out = [list(r) for r in grid]
     r0, r1, c0, c1 = s.box
     for i in range(r0, r1):
@@ -57,7 +56,7 @@ def random_grid(h: int, w: int, rnd: random.Random, colours=(1,), density=0.45):
 @pytest.mark.parametrize("name", NAMES)
 def test_a_symmetrised_picture_has_that_symmetry_and_it_maps_solutions_to_solutions(name):
     rnd = random.Random(NAMES.index(name))
-    for trial in range(20):
+    for _trial in range(20):
         n = rnd.randint(3, 9)
         grid = symmetrised(random_grid(n, n, rnd), name)
         puzzle = puzzle_from_grid(grid)
@@ -210,7 +209,7 @@ def test_the_first_seconds_never_outlast_the_time_limit():
 @needs_cpsat
 def test_random_symmetric_puzzles_get_the_verdict_of_the_plain_search():
     rnd = random.Random(5)
-    for trial in range(25):
+    for _trial in range(25):
         n = rnd.randint(4, 8)
         name = rnd.choice(NAMES)
         puzzle = puzzle_from_grid(symmetrised(random_grid(n, n, rnd), name))

@@ -253,20 +253,20 @@ def test_a_cancel_before_the_server_has_answered_is_sent(page):
 
 
 def server_hints(server, text: str, name: str, steps: int) -> list[str]:
-    """The notes' leading "Label (clue ...)" of the first ``steps`` hints, each from the cells
-    the ones before it decided, asked of the server directly."""
+    """The notes' leading "Label (clue ...)" of the first ``steps`` hints: the first steps of
+    the explanation (every one a line step on the puzzles used here), asked of the server."""
     import httpx
     p = httpx.post(f"{server.url}/api/parse", json={"puzzle": text, "name": name}, timeout=60)
     info = p.json()["puzzle"]
-    known = [[-1] * info["width"] for _ in range(info["height"])]
+    d = httpx.post(f"{server.url}/api/explain", json={"puzzle": text, "name": name},
+                   timeout=60).json()
     out = []
-    for _ in range(steps):
-        d = httpx.post(f"{server.url}/api/hint", json={"puzzle": text, "name": name,
-                                                       "known": known}, timeout=60).json()
-        h = d["hint"]
-        for i, j, c in h["cells"]:
-            known[i][j] = c
-        out.append(f"{h['label'][0].upper()}{h['label'][1:]} (clue {h['clue']}):")
+    for st in d["explanation"]["steps"][:steps]:
+        assert st["rule"] == "line", st
+        kind, idx = st["line"]
+        clue = info["rows" if kind == "row" else "columns"][idx]
+        out.append(f"{kind[0].upper()}{kind[1:]} {idx + 1} "
+                   f"(clue {' '.join(str(b[0]) for b in clue) or '0'}):")
     return out
 
 

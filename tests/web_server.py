@@ -40,7 +40,7 @@ class Server:
         self._drain.start()
         first.wait(self.START_TIMEOUT_S)
         line = self.output[0] if self.output else ""
-        m = re.search(r"http://[\d.]+:\d+/", line)
+        m = re.search(r"http://(?:[\d.]+|\[[0-9a-fA-F:]+\]):\d+/", line)
         if not m:
             self.stop()
             raise RuntimeError(f"the server did not start within {self.START_TIMEOUT_S:g} s: "

@@ -114,7 +114,7 @@ class QuantileOptimum:
     low_s: float
     high_s: float
     per_length: tuple[float, ...]     # the quantile at each length of the ladder
-    replicates: np.ndarray = field(repr=False, compare=False, default=None)
+    replicates: np.ndarray | None = field(repr=False, compare=False, default=None)
     edge_share: float = 0.0           # share of bootstrap replicates with their minimum at an end
     grow: tuple[str, ...] = ()        # a bound by the replicates: every end some of them sit at
 
@@ -139,7 +139,7 @@ def percentile_interval(values: np.ndarray, confidence: float = CONFIDENCE) -> t
     return float(lo), float(hi)
 
 
-def resampled_tts(data: "LadderData", idx: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def resampled_tts(data: LadderData, idx: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """The bootstrap's second level: per replicate (rows of ``idx``, resampled instances),
     instance and length, TTS99 after drawing each instance's successes binomially from its
     reads (inf where no read was made or none succeeded)."""
@@ -189,7 +189,7 @@ def optimal_tts(data: LadderData, quantiles: Sequence[float] = QUANTILES, *,
         edge = None if not finite else "low" if k == 0 else "high" if k == n_len - 1 else None
         from_shares = finite and edge is None and share["low"] + share["high"] > edge_share_max
         if from_shares:
-            edge = max(share, key=share.get)   # interior in the data, not in the resamples
+            edge = max(share, key=share.__getitem__)   # interior in the data, not in the resamples
         interior = finite and n_len >= 3 and edge is None
         out.append(QuantileOptimum(q, n_inst, solved, data.lengths[k] if finite else None,
                                    interior, edge, best, min(lo, best), max(hi, best),

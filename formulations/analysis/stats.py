@@ -35,14 +35,25 @@ from typing import NamedTuple
 
 import numpy as np
 # imported with the module, not at the first interval: a sampler backend computes its interval
-# after its time limit is spent, and scipy.stats' first import (0.8 s) ran past the limit there
-from scipy import special
+# after its time limit is spent, and scipy.stats' first import (0.8 s) ran past the limit there.
+# Optional: the intervals need it (the anneal, qa, hybrid and openjij extras install it); the
+# registry and every backend without an interval import this module without it.
+try:
+    from scipy import special
+except ImportError:  # pragma: no cover - exercised in a fresh install without scipy
+    special = None
 
 from ..results import tts99
 
 RESAMPLES = 1000
 CONFIDENCE = 0.95
 TARGET = 0.99  # the "99" of TTS99
+
+
+def _need_scipy() -> None:
+    if special is None:
+        raise ModuleNotFoundError("the TTS99 intervals need scipy: pip install -e \".[anneal]\" "
+                                  "(or: pip install scipy)", name="scipy")
 
 
 class Interval(NamedTuple):
@@ -65,13 +76,15 @@ def p_interval(successes, reads, confidence: float = CONFIDENCE) -> tuple[np.nda
     k = np.asarray(successes, dtype=float)
     n = np.asarray(reads, dtype=float)
     a = (1.0 - confidence) / 2
+    _need_scipy()
     with np.errstate(invalid="ignore", divide="ignore"):
         lo = np.where(k > 0, special.betaincinv(np.maximum(k, 1e-300), n - k + 1, a), 0.0)
         hi = np.where(k < n, special.betaincinv(k + 1, np.maximum(n - k, 1e-300), 1 - a), 1.0)
     return np.nan_to_num(lo, nan=0.0), np.nan_to_num(hi, nan=1.0)
 
 
-def t_interval(t_samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+def t_interval(t_samples: np.ndarray | Sequence[float],
+               confidence: float) -> tuple[np.ndarray, np.ndarray]:
     """Student t interval of the mean of the per-read times along the last axis (one row per
     run); with fewer than two samples the mean itself at both ends. The lower end is kept
     above zero (a tenth of the mean at least)."""
@@ -80,6 +93,7 @@ def t_interval(t_samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np
     mean = x.mean(axis=-1)
     if m < 2:
         return mean, mean
+    _need_scipy()
     half = special.stdtrit(m - 1, 0.5 + confidence / 2) * x.std(axis=-1, ddof=1) / math.sqrt(m)
     return np.maximum(mean - half, 0.1 * mean), mean + half
 

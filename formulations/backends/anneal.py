@@ -18,10 +18,11 @@ from .sampling import (AUTO, DESCENT_READS, EXACT_MAX_VARIABLES, GENERIC_READS, 
                        SA_READS, TABU_MAX_VARIABLES, TABU_READS, THREAD_OPTIONS, WEIGHT_OPTIONS,
                        SamplerPlan, declare, make_sampler, sampler_parameters)
 
-_HINT = 'pip install "nonogram-formulations[anneal]" (or: pip install dimod dwave-samplers)'
-_OJ_HINT = 'pip install "nonogram-formulations[openjij]" (or: pip install openjij threadpoolctl)'
-_DWAVE = ("dimod", "dwave.samplers")
-_OPENJIJ = ("openjij", "threadpoolctl")
+_HINT = 'pip install -e ".[anneal]" (or: pip install dimod dwave-samplers scipy)'
+_OJ_HINT = 'pip install -e ".[openjij]" (or: pip install openjij threadpoolctl scipy)'
+# scipy: the TTS99 interval of every sampler's answer (formulations.analysis.stats)
+_DWAVE = ("dimod", "dwave.samplers", "scipy")
+_OPENJIJ = ("openjij", "threadpoolctl", "scipy")
 ENUMERATORS_X = False
 """A sampler that enumerates all 2^n states takes 2^(n_x) times longer with the x variables
 (heart5: 44 variables with x, 19 without, and a limit of 20), so it gets the model without x."""
@@ -71,7 +72,7 @@ BACKENDS = [
                         exhaustive=True, length_unit=None),
             f"dimod ExactSolver: all 2^n states, models of at most {EXACT_MAX_VARIABLES} "
             "variables (proves infeasible/unique)",
-            options=dict(WEIGHT_OPTIONS), requires=("dimod",), install_hint=_HINT,
+            options=dict(WEIGHT_OPTIONS), requires=("dimod", "scipy"), install_hint=_HINT,
             supports_unique=True, minimum={}, use_x=ENUMERATORS_X,
             refuse=size_limit("exact", EXACT_MAX_VARIABLES, "it enumerates all 2^n states")),
 ]
@@ -88,7 +89,11 @@ def resolve(name: str) -> Backend:
     try:
         mod = importlib.import_module(module)
     except ImportError as exc:
-        raise BackendError(f"backend '{name}': cannot import module '{module}' ({exc})") from None
+        from .base import missing_module_hint
+        hint = f": {missing_module_hint(module, exc.name)}" if isinstance(
+            exc, ModuleNotFoundError) else ""
+        raise BackendError(f"backend '{name}': cannot import module '{module}' ({exc}){hint}") \
+            from None
     target = getattr(mod, cls, None)
     if target is None:
         raise BackendError(f"backend '{name}': module '{module}' has no attribute '{cls}'")

@@ -2,14 +2,43 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from formulations.model.protocol import SolvableModel
 from formulations.options import coerce_option
 from formulations.puzzle import Puzzle
 from formulations.runtime.clock import NO_DEADLINE, Deadline
 from formulations.results import BackendError, ModelRefused, RawAnswer, Remedy
+
+
+EXTRAS: dict[str, tuple[str, str]] = {
+    "ortools": ("cpsat", "ortools"), "dimod": ("anneal", "dimod"),
+    "dwave.samplers": ("anneal", "dwave-samplers"), "scipy": ("anneal", "scipy"),
+    "dwave.samplers.sqa": ("qa", "dwave-samplers>=1.5"), "openjij": ("openjij", "openjij"),
+    "threadpoolctl": ("openjij", "threadpoolctl"), "hybrid": ("hybrid", "dwave-hybrid"),
+    "pyqbpp": ("qbpp", "pyqbpp"), "pysat": ("sat", "python-sat"), "highspy": ("mip", "highspy"),
+    "matplotlib": ("notebooks", "matplotlib"), "PIL": ("notebooks", "pillow"),
+    "pandas": ("notebooks", "pandas"), "distributed": ("compare", "distributed"),
+    "tqdm": ("compare", "tqdm"), "starlette": ("web", "starlette"), "uvicorn": ("web", "uvicorn"),
+}
+"""An imported module (its longest known prefix) -> (the extra of pyproject.toml that installs
+it, its pip name): the install hint of a module found missing at run time."""
+
+
+def missing_module_hint(*modules: str | None) -> str:
+    """``pip install -e ".[EXTRA]"`` for a missing module (from the checkout, as README installs;
+    the first of ``modules`` that an extra holds), else a plain ``pip install``."""
+    for module in modules:
+        name = module or ""
+        while name and name not in EXTRAS:
+            name = name.rpartition(".")[0]
+        if name:
+            extra, pip_name = EXTRAS[name]
+            return f'pip install -e ".[{extra}]" (or: pip install {pip_name})'
+    first = next((m for m in modules if m), "")
+    return f"pip install {first.split('.')[0]}".strip()
 
 
 @dataclass(frozen=True)
@@ -53,13 +82,18 @@ class Backend:
     check_params: Callable[[dict[str, Any]], None] | None = None
     minimum: dict[str, float] = field(default_factory=dict)
 
-    def available(self) -> bool:
+    def missing(self) -> list[str]:
+        """The modules of :attr:`requires` that do not import here."""
+        out = []
         for mod in self.requires:
             try:
                 importlib.import_module(mod)
             except Exception:
-                return False
-        return True
+                out.append(mod)
+        return out
+
+    def available(self) -> bool:
+        return not self.missing()
 
     def model_x(self, use_x: bool | None = None) -> bool:
         """The one rule for the model variant this backend gets, used by every entry point
@@ -68,9 +102,11 @@ class Backend:
         return self.use_x if use_x is None else bool(use_x)
 
     def check_available(self) -> None:
-        if not self.available():
-            raise BackendError(f"backend '{self.name}' needs {', '.join(self.requires)}, which is not "
-                               f"installed: {self.install_hint}")
+        missing = self.missing()
+        if missing:
+            verb = "is" if len(missing) == 1 else "are"
+            raise BackendError(f"backend '{self.name}' needs {', '.join(missing)}, which {verb} "
+                               f"not installed: {self.install_hint}")
 
     def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """Options converted to their types; an unknown option is an error naming the valid ones."""

@@ -238,6 +238,19 @@ def _param_value(current: Any, value: Any) -> Any:
     raise TypeError(value)
 
 
+def _invalid_reason(cp, solver: Any) -> str:
+    """Why CP-SAT answered MODEL_INVALID, in its own words: the model's fault
+    (``validate()``) or its parameters' (the response's ``solution_info``), e.g. both
+    num_search_workers and num_workers set (the latter comes from ``--workers``)."""
+    model = cp.validate()
+    if model:
+        return f"CP-SAT rejected the model: {model}"
+    reason = (solver.solution_info() if solver is not None else "") or "no reason given"
+    if "num_search_workers" in reason:
+        reason += " (num_workers comes from --workers, the \"workers\" option: set threads there)"
+    return f"CP-SAT rejected the parameters: {reason}"
+
+
 def check_params(params: dict[str, Any]) -> None:
     """``Backend.check_params``: CP-SAT parameter names and values checked before any solve."""
     from ortools.sat.python import cp_model
@@ -315,7 +328,8 @@ def solve(nm: NonogramModel, *, deadline: Deadline = NO_DEADLINE, seed: int | No
         raw.info["clue_symmetry"] = {**info_sym, "tried": False}
         return raw
     excluded = False
-    if undecided:  # a grid, but no verdict within the slice: the verdict on the full model
+    first: np.ndarray | None  # the first grid's assignment
+    if undecided and raw is not None:  # a grid, no verdict in the slice: the full model's verdict
         first, info = raw.assignments[0], dict(raw.info)
         excluded = "second_status" in info  # unique_by=exclude: its clause is posted already
         info_sym["tried"] = False
@@ -367,7 +381,7 @@ def _plain(nm: NonogramModel, cp, solver, unique: bool, unique_by: str,
     status = _solve(solver, cp)
     info: dict[str, Any] = {"cpsat_status": solver.status_name(status),
                             "cpsat_wall_s": solver.wall_time, **extra}  # CP-SAT's own clock
-    early = _no_solution(cp, status, t0, info)
+    early = _no_solution(cp, status, t0, info, solver)
     if early is not None:
         return early
     first = _values(solver.response_proto, n)
@@ -470,7 +484,7 @@ def _symmetric_first(cp, eqs, base, clock: Deadline, n: int
     return None, {**info, "found": False}  # INFEASIBLE: none is invariant; else out of time
 
 
-def _no_solution(cp, status, t0: float, info: dict) -> RawAnswer | None:
+def _no_solution(cp, status, t0: float, info: dict, solver: Any = None) -> RawAnswer | None:
     """The answer when CP-SAT found no solution, else None."""
     from ortools.sat.python import cp_model
 
@@ -478,7 +492,7 @@ def _no_solution(cp, status, t0: float, info: dict) -> RawAnswer | None:
         return RawAnswer(Status.INFEASIBLE, solve_s=time.perf_counter() - t0, info=info)
     if status == cp_model.MODEL_INVALID:
         return RawAnswer(Status.ERROR, solve_s=time.perf_counter() - t0, info=info,
-                         message="CP-SAT rejected the model: " + cp.validate())
+                         message=_invalid_reason(cp, solver))
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return RawAnswer(Status.UNKNOWN, solve_s=time.perf_counter() - t0,
                          message="time limit reached before a solution", info=info)
@@ -514,14 +528,14 @@ def _solve_unique(nm: NonogramModel, cp, solver, t0: float) -> RawAnswer:
     info: dict[str, Any] = {"cpsat_status": solver.status_name(status),
                             "cpsat_wall_s": solver.wall_time}
     if not found:
-        early = _no_solution(cp, status, t0, info)
+        early = _no_solution(cp, status, t0, info, solver)
         if early is not None:
             return early
         return RawAnswer(Status.ERROR, solve_s=time.perf_counter() - t0, info=info,
                          message="CP-SAT reported a solution but passed none")
     info["first_s"] = times[0]
     if len(found) == 2:
-        proven = False
+        proven: bool | None = False
     else:  # OPTIMAL after enumerating: the search space held exactly one grid
         proven = True if status == cp_model.OPTIMAL else None
     return RawAnswer(Status.SOLVED, tuple(found), solve_s=time.perf_counter() - t0,
@@ -534,7 +548,7 @@ BACKENDS = [
         description="OR-Tools CP-SAT on the model's linear constraints (complete: proves infeasible/unique)",
         solve_fn=solve,
         requires=("ortools.sat.python.cp_model",),
-        install_hint='pip install "nonogram-formulations[cpsat]" (or: pip install ortools)',
+        install_hint='pip install -e ".[cpsat]" (or: pip install ortools)',
         options={"workers": int, "log": bool, "cp_presolve": bool, "params": dict,
                  "unique_by": str, "line_patterns": bool, "clue_symmetry": bool,
                  "symmetry_after": float},

@@ -28,6 +28,7 @@ def _solver(rung: str):
         res = ladder.solve(puzzle, rung, budget)
         info: dict[str, Any] = {"nodes": res.nodes, "budget_s": budget}
         if res.status is Status.SOLVED:
+            assert res.grid is not None  # a solved run carries its grid
             return RawAnswer(Status.SOLVED, grids=(res.grid,), solve_s=res.elapsed_s,
                              message=f"{res.nodes} nodes", info=info)
         message = f"{res.nodes} nodes"

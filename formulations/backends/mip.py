@@ -25,7 +25,7 @@ from formulations.results import BackendError, RawAnswer
 from . import search_process
 from .base import Backend
 
-INSTALL_HINT = 'pip install "nonogram-formulations[mip]" (or: pip install highspy)'
+INSTALL_HINT = 'pip install -e ".[mip]" (or: pip install highspy)'
 
 TUNED: dict[str, Any] = {}
 """HiGHS options this backend changes from the defaults (``--param`` overrides them)."""
@@ -181,6 +181,7 @@ def _search(conn, model: Model, block: list[int], unique: bool, deadline: Deadli
     conn.send(("first", first, values, dict(info)))
     if not (unique and first == "solved" and block):
         return
+    assert values is not None  # "solved" comes with values
     idx = np.asarray(block, dtype=np.int32)
     ones = values[idx] == 1
     h.addRow(1.0 - float(ones.sum()), highspy.kHighsInf, len(idx), idx,

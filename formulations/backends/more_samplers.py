@@ -51,7 +51,8 @@ Defaults, measured (``bench/new_samplers.py tune``, TTS99 in CPU time on cat15 a
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -84,7 +85,7 @@ def _seed_stream(rng: np.random.Generator) -> Callable[[], int]:
 
 
 
-def _betas(beta_range, steps: int, kind: str) -> "np.ndarray":
+def _betas(beta_range, steps: int, kind: str) -> np.ndarray:
     """``steps`` inverse temperatures from the range's low end to its high end, spaced
     ``linear`` or ``geometric`` (the schedule both the simulators and population annealing use)."""
     lo, hi = sorted(float(b) for b in beta_range)
@@ -104,6 +105,7 @@ class FieldAnnealingSampler:
         self.kind = kind
         self._inner = (PathIntegralAnnealingSampler() if kind == "pimc"
                        else RotorModelAnnealingSampler())
+        self.parameters: dict[str, list[str]]  # dimod's: parameter name to its relevant properties
         self.parameters = {"num_reads": [], "num_sweeps": [], "beta_range": [],
                            "beta_schedule_type": [], "gamma": [], "fixed_beta": [], "seed": [],
                            "interrupt_function": []}
@@ -168,6 +170,7 @@ class ParallelTemperingSampler:
 
     def __init__(self) -> None:
         import hybrid  # noqa: F401  (fails early with an ImportError when absent)
+        self.parameters: dict[str, list[str]]  # dimod's: parameter name to its relevant properties
         self.parameters = {"num_reads": [], "num_sweeps": [], "beta_range": [],
                            "num_replicas": [], "sweeps_per_swap": [], "seed": [],
                            "interrupt_function": []}
@@ -188,7 +191,8 @@ class ParallelTemperingSampler:
         rounds = max(1, math.ceil(int(num_sweeps) / int(sweeps_per_swap)))
         rng = _rng(seed)
         labels = list(bqm.variables)
-        rows, energies = [], []
+        rows: list[list[int]] = []
+        energies: list[float] = []
         terminate = _stopper(interrupt_function)
         for _ in range(int(num_reads)):
             if rows and interrupt_function and interrupt_function():
@@ -219,6 +223,7 @@ class PopulationAnnealingSampler:
 
     def __init__(self) -> None:
         import hybrid  # noqa: F401
+        self.parameters: dict[str, list[str]]  # dimod's: parameter name to its relevant properties
         self.parameters = {"num_reads": [], "num_sweeps": [], "beta_range": [],
                            "beta_schedule_type": [], "population": [], "sweeps_per_step": [],
                            "seed": [], "interrupt_function": []}
@@ -240,7 +245,8 @@ class PopulationAnnealingSampler:
         lo, hi = float(betas[0]), float(betas[-1])
         rng = _rng(seed)
         labels = list(bqm.variables)
-        rows, energies = [], []
+        rows: list[list[int]] = []
+        energies: list[float] = []
         terminate = _stopper(interrupt_function)
         for _ in range(int(num_reads)):
             if rows and interrupt_function and interrupt_function():
@@ -290,8 +296,8 @@ _PLANS = {
                       length_unit="sweeps per member"),
 }
 
-_HINT = 'pip install "nonogram-formulations[qa]" (or: pip install dimod "dwave-samplers>=1.5")'
-_HYBRID_HINT = 'pip install "nonogram-formulations[hybrid]" (or: pip install dwave-hybrid)'
+_HINT = 'pip install -e ".[qa]" (or: pip install dimod "dwave-samplers>=1.5" scipy)'
+_HYBRID_HINT = 'pip install -e ".[hybrid]" (or: pip install dimod dwave-samplers dwave-hybrid scipy)'
 _QA_OPTIONS = {"reads": int, "sweeps": int, "beta_range": tuple, "beta_schedule": str,
                "weights": dict, "params": dict, "until_solved": bool, "workers": int}
 _PT_OPTIONS = {"reads": int, "sweeps": int, "beta_range": tuple, "weights": dict,
@@ -308,18 +314,18 @@ BACKENDS = [
     _backend("pimc", f"dwave-samplers path-integral Monte Carlo (simulated quantum annealing) "
                      f"on the penalty QUBO: sa's schedule with a transverse field falling from "
                      f"--param gamma={PIMC_GAMMA:g} to 0", _QA_OPTIONS,
-             ("dimod", "dwave.samplers.sqa"), _HINT),
+             ("dimod", "dwave.samplers.sqa", "scipy"), _HINT),
     _backend("rotor", f"dwave-samplers rotor-model (spin-vector) annealing on the penalty QUBO: "
                       f"sa's length, beta {ROTOR_BETA[0]:g}..{ROTOR_BETA[1]:g}, a transverse "
                       f"field from --param gamma= (default {ROTOR_GAMMA:g}) falling to 0",
              _QA_OPTIONS,
-             ("dimod", "dwave.samplers.sqa"), _HINT),
+             ("dimod", "dwave.samplers.sqa", "scipy"), _HINT),
     _backend("pt", f"dwave-hybrid parallel tempering on the penalty QUBO ({PT_REPLICAS} replicas "
                    f"over sa's beta range, a swap sweep every {PT_SWEEPS_PER_SWAP} sweeps; a read "
                    f"is a run of {PT_SWEEPS} sweeps per replica, {PT_READS} reads)", _PT_OPTIONS,
-             ("dimod", "dwave.samplers", "hybrid"), _HYBRID_HINT),
+             ("dimod", "dwave.samplers", "hybrid", "scipy"), _HYBRID_HINT),
     _backend("pa", f"dwave-hybrid population annealing on the penalty QUBO (population "
                    f"{PA_POPULATION}, {PA_SWEEPS_PER_STEP} sweeps per temperature; a read is a "
                    f"run of {PA_SWEEPS} sweeps per member, {PA_READS} reads)", _PA_OPTIONS,
-             ("dimod", "dwave.samplers", "hybrid"), _HYBRID_HINT),
+             ("dimod", "dwave.samplers", "hybrid", "scipy"), _HYBRID_HINT),
 ]

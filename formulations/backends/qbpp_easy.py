@@ -28,7 +28,8 @@ import subprocess
 import sys
 import time
 from fractions import Fraction
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any, cast
 
 import numpy as np
 
@@ -39,7 +40,7 @@ from formulations.runtime.workers import REPO_ROOT, child_env, die_with_parent, 
 
 from .base import Backend, size_limit
 
-INSTALL_HINT = 'pip install "nonogram-formulations[qbpp]"  (pins pyqbpp==2026.10.6)'
+INSTALL_HINT = 'pip install -e ".[qbpp]"  (pins pyqbpp==2026.10.6)'
 DEFAULT_TIME_LIMIT = 10.0       # seconds; pyqbpp's own EasySolver default as well
 # EasySolver's family weights unless the caller gives some (a given family overrides its own):
 # monotone/order/link = 1/1/1, not the samplers' 2/2/1. Measured (bench/qbpp_defaults.py
@@ -169,7 +170,9 @@ def refusal(n: int, max_vars: int, used: int, nm: Any = None,
 def pyqbpp_limits() -> tuple[int, int]:
     """``(max_var_count(), used_var_count())`` as a fresh worker process sees them."""
     reply, problem = run_worker({"op": "limits", "n": 0, "cons": [], "const": 0}, timeout=60)
-    if reply is None or "error" in reply:
+    if reply is None:
+        raise BackendError(problem)
+    if "error" in reply:
         raise BackendError(problem or reply["error"])
     return int(reply["max_var_count"]), int(reply["used_var_count"])
 
@@ -194,7 +197,8 @@ def pyqbpp_energies(nm: NonogramModel | Model, assignments, weights: Mapping[str
                     ) -> np.ndarray:
     """pyqbpp's own energy of its expression (``Sol.comp_energy()``) for each 0/1 assignment,
     evaluated in a worker and divided by the weight scale: the same numbers EasySolver sees."""
-    model = nm.model if isinstance(getattr(nm, "model", None), Model) else nm
+    inner = getattr(nm, "model", None)
+    model = inner if isinstance(inner, Model) else cast(Model, nm)
     w = resolve_weights(model, weights)
     payload, scale = model_payload(model, w)
     X = np.atleast_2d(np.asarray(assignments, dtype=np.int64))

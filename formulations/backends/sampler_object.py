@@ -92,7 +92,7 @@ def dumps(sampler: Any) -> bytes:
                "process cannot import" if by_value else f"it does not pickle ({error})")
         raise BackendError(f"sampler {cls.__qualname__} cannot be sent to worker processes: "
                            f"{why}; define it in a module, or install cloudpickle "
-                           '(pip install "nonogram-formulations[compare]")') from None
+                           '(pip install -e ".[compare]")') from None
     try:
         return cloudpickle.dumps(sampler)
     except Exception as exc:

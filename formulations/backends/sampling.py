@@ -53,9 +53,10 @@ import importlib
 import math
 import os
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Final, Literal
 
 import numpy as np
 
@@ -107,7 +108,7 @@ _OPTION_PARAMETER = {"reads": "num_reads", "sweeps": "num_sweeps", "beta_range":
                      "beta_schedule": "beta_schedule_type", "seed": "seed"}
 
 
-AUTO = "auto"
+AUTO: Final = "auto"
 # The automatic schedule's length, fitted on 22 janko puzzles of 15x15 to 40x30 (without x,
 # weights 2/2/1): the number of sweeps that minimised each puzzle's TTS99 against its model's
 # variables n gave log-log slope 1.835 and factor 0.0083 (best lengths ranged 100 to 30000;
@@ -150,7 +151,7 @@ class SamplerPlan:
     time_limit: str            # "interrupt", "tabu", "chunks" or "ignore"
     exhaustive: bool = False   # every state enumerated: no energy-0 state proves infeasibility
     scaled_beta: bool = False  # default beta_range = default_beta_range(weights)
-    default_sweeps: int | str | None = None  # unless --sweeps or --param num_sweeps; AUTO: auto_sweeps
+    default_sweeps: int | Literal["auto"] | None = None  # unless --sweeps/--param num_sweeps; AUTO
     beta_split: bool = False   # the sampler takes beta_min / beta_max instead of beta_range
     read_cost: float = 1.0     # one read's cost relative to dwave's SA at the same sweeps
     threads: bool = False      # its sample() releases the GIL: reads can run on several threads
@@ -426,12 +427,15 @@ def run_plan(plan: SamplerPlan, nm: NonogramModel, *, deadline: Deadline, seed: 
     shown = "; ".join(map(constraint_words, broken[:3])) + ("; ..." if len(broken) > 3 else "")
     stopped = " (interrupted by the time limit)" if got.cut_short else ""
     # with a time budget the best sample is the run's, not the last batch's
-    reads = (f"{sum(b['reads'] for b in batches)} reads in {len(batches)} batches"
+    tally = (f"{sum(b['reads'] for b in batches)} reads in {len(batches)} batches"
              if len(batches) > 1 else f"{total} read{'' if total == 1 else 's'}")
+    # the reads were a fixed number: a time budget (a limit with until_solved) keeps it going
+    more = ("" if budget else "; --time-limit S with --until-solved keeps it sampling, batch "
+            "after batch, until a verified grid or the limit")
     return RawAnswer(Status.UNKNOWN, tuple(found), solve_s=time.perf_counter() - t0, energy=e_best,
-                     message=f"best of {reads}{stopped} has energy {e_best:g} and breaks "
-                             f"{len(broken)} constraint{'' if len(broken) == 1 else 's'}: {shown}",
-                     sampling=stats, info=info)
+                     message=f"best of {tally}{stopped} has energy {e_best:g} and breaks "
+                             f"{len(broken)} constraint{'' if len(broken) == 1 else 's'}: "
+                             f"{shown}{more}", sampling=stats, info=info)
 
 
 # Seconds per sweep and per unit of QUBO size (variables + 2 x interactions) of one simulated
@@ -484,7 +488,7 @@ def _fits_one_read(plan: SamplerPlan, kw: dict[str, Any], pen: QuadraticPenalty,
     return 0.0
 
 
-def _batch_info(kw: dict[str, Any], got: "_Samples") -> dict[str, Any]:
+def _batch_info(kw: dict[str, Any], got: _Samples) -> dict[str, Any]:
     reads = int(got.counts.sum())
     mean = float(np.dot(got.energies, got.counts) / reads) if reads else None
     return {"reads": reads, "num_sweeps": kw.get("num_sweeps"),
@@ -502,7 +506,7 @@ OBSERVED_ENERGIES = 200
 """Distinct energies of a batch's reads told to the observers at most (the lowest)."""
 
 
-def _observed(batch: dict[str, Any], got: "_Samples", pen: QuadraticPenalty) -> None:
+def _observed(batch: dict[str, Any], got: _Samples, pen: QuadraticPenalty) -> None:
     if BATCH_OBSERVERS:
         broken = pen.violated(got.best) if got.best is not None else []
         # the batch's energies and how many reads reached each (the live view's chart of a
@@ -520,8 +524,8 @@ MAX_SWEEPS = 1_000_000
 
 
 def _until_solved(plan: SamplerPlan, sampler: Any, bqm: Any, kw: dict[str, Any], pen: QuadraticPenalty,
-                  clock: Deadline, got: "_Samples", batches: list,
-                  threads: int = 1) -> tuple["_Samples", dict]:
+                  clock: Deadline, got: _Samples, batches: list,
+                  threads: int = 1) -> tuple[_Samples, dict]:
     """The command line's use of a time budget: while no read has reached energy 0, sample
     another batch, annealing SWEEP_GROWTH times longer (for samplers with sweeps; at the same
     length once a longer read would take more than half the time left) with as many reads as
@@ -756,7 +760,7 @@ def _call(plan: SamplerPlan, sampler: Any, bqm: Any, c: dict[str, Any],
     try:
         with openmp_threads(plan):  # in the thread that samples: the limit is per thread
             ss = sampler.sample(bqm, **c)
-            ss.record  # a lazy sample set resolves here, in the calling thread
+            _ = ss.record  # a lazy sample set resolves here, in the calling thread
         return ss
     except (TypeError, ValueError) as exc:
         if abort is not None:
@@ -779,7 +783,9 @@ def _sample_calls(plan: SamplerPlan, sampler: Any, bqm: Any, kw: dict[str, Any],
     Every call runs off the caller's thread (:func:`_call_all`) so that Ctrl-C is heard."""
     abort = abort if abort is not None else []
     n = pen.num_variables
-    energies, counts, zero_rows = [], [], []
+    energies: list[np.ndarray] = []
+    counts: list[np.ndarray] = []
+    zero_rows: list[np.ndarray] = []
     best, best_e = None, math.inf
     spent = cpu = 0.0
     cut = False
@@ -895,7 +901,7 @@ def param_checker(plan: SamplerPlan) -> Callable[[dict[str, Any]], None]:
     def check(params: dict[str, Any]) -> None:
         accepted = sampler_parameters(plan.make())
         unknown = sorted(set(params) - accepted) if accepted is not None else []
-        if unknown:
+        if unknown and accepted is not None:  # (unknown is empty when accepted is None)
             raise BackendError(f"unknown parameter '{unknown[0]}' for backend '{plan.name}' "
                                f"(sampler parameters: {', '.join(sorted(accepted)) or 'none'})")
     return check

@@ -59,7 +59,7 @@ from formulations.results import BackendError, ModelRefused, RawAnswer, Remedy
 from . import search_process
 from .base import Backend
 
-INSTALL_HINT = 'pip install "nonogram-formulations[sat]" (or: pip install python-sat)'
+INSTALL_HINT = 'pip install -e ".[sat]" (or: pip install python-sat)'
 SOLVER = "cadical195"
 """pysat's name of the default solver (CaDiCaL 1.9.5); ``solver=`` takes any name or alias
 pysat's ``SolverNames`` knows (``g4``, ``cd19``, ``mcb``, ...)."""
@@ -195,7 +195,7 @@ def to_cnf(model: Model, *, card: str = CARD, direct_max: int = DIRECT_MAX,
         if cost <= direct_max:
             if upper < n:
                 for sub in combinations(lits, upper + 1):
-                    add([-l for l in sub])
+                    add([-lit for lit in sub])
             if lower > 0:
                 for sub in combinations(lits, n - lower + 1):
                     add(list(sub))
@@ -289,6 +289,7 @@ class _Pairs:
 
     def _literal(self, hi: int | None, lo: int | None, out: list[list[int]]) -> int:
         if lo is None:
+            assert hi is not None  # an item is never (None, None)
             return hi + 1
         if hi is None:
             return -lo - 1
@@ -334,8 +335,8 @@ class _Pairs:
         if rhs not in (-1, 0, 1):
             return [[]]
         out: list[list[int]] = []
-        left = [self._literal(h, l, out) for h, l in sides[1]]
-        right = [self._literal(h, l, out) for h, l in sides[-1]]
+        left = [self._literal(hi, lo, out) for hi, lo in sides[1]]
+        right = [self._literal(hi, lo, out) for hi, lo in sides[-1]]
         if rhs == 1:    # left true, right false
             out.append(left[:])
             out += [[-b] for b in right]
@@ -490,6 +491,7 @@ def _worker(conn: Any, model: Model, block: list[int], unique: bool, deadline: D
         conn.send(("first", _OUTCOME[got], first, dict(info)))
         if not (got and unique and block):
             return
+        assert first is not None  # got: the values were read
         s.add_clause([-(v + 1) if first[v] else v + 1 for v in block])
         again = _search(s, clock, info, name not in UNSLICEABLE)
         conn.send(("second", _OUTCOME[again], _values(s, n) if again else None, dict(info)))

@@ -12,7 +12,8 @@ import sys
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..results import BackendError, Status
 from formulations.runtime.workers import child_env, die_with_parent, exit_text, reaped_exit_code
@@ -166,9 +167,10 @@ def run_local(jobs: Sequence[Job], workers: int, emit: Callable[[dict], None],
         while pending or any(s.job is not None for s in slots):
             for s in slots:
                 if s.idle and pending:
-                    s.start(pending.pop())
+                    started = pending.pop()
+                    s.start(started)
                     if on_start is not None:
-                        on_start(s.job, s.pid)
+                        on_start(started, s.pid)
             active = [s.future for s in slots if s.future is not None]
             now = time.perf_counter()
             deadlines = [d for d in (s.deadline() for s in slots) if d is not None]
@@ -196,6 +198,7 @@ def run_local(jobs: Sequence[Job], workers: int, emit: Callable[[dict], None],
                         s.procs = list((getattr(s.ex, "_processes", None) or {}).values())
                 elif s.overdue(now):
                     job = s.job
+                    assert job is not None  # overdue: a job is running
                     s.kill()
                     emit(record(job, Status.TIMEOUT, wall_s=now - s.started,
                                  message=f"killed after {job.kill_after:g}s").to_row())
@@ -222,7 +225,7 @@ def run_dask(jobs: Sequence[Job], scheduler: Any, emit: Callable[[dict], None]) 
         from distributed import Client, as_completed
     except ImportError:
         raise BackendError('a Dask scheduler needs Dask distributed: pip install '
-                           '"nonogram-formulations[compare]" (or: pip install distributed)') from None
+                           '-e ".[compare]" (or: pip install distributed)') from None
     own = not isinstance(scheduler, Client)
     try:
         client = Client(scheduler, timeout=SCHEDULER_TIMEOUT_S) if own else scheduler

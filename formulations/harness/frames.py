@@ -8,8 +8,9 @@ unbounded TTS99 end.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from .records import as_frame, read_results
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from ..model.encodings import DEFAULT_ENCODING, check_encoding
 from ..options import MODEL_SWITCHES, route
@@ -173,8 +174,12 @@ def resolve_backends(backends: str | Sequence[BackendSpec],
     out: list[Variant] = []
     objects = _SamplerNames()
     for spec in expanded:
-        single = isinstance(spec, str) or is_sampler(spec)
-        name, opts = (spec, {}) if single else (spec[0], dict(spec[1]))
+        name: Any  # a registry name or a sampler object
+        opts: dict[str, Any]
+        if isinstance(spec, str) or is_sampler(spec):
+            name, opts = spec, {}
+        else:
+            name, opts = spec[0], dict(spec[1])
         payload = None
         if is_sampler(name):  # a sampler object: sent to the workers pickled, named by its class
             name, payload, b = objects.add(name)
@@ -244,8 +249,8 @@ def plan_jobs(refs: Sequence[PuzzleRef], variants: Sequence[Variant], seeds: Seq
     it)."""
     xs = [use_x] if use_x is None or isinstance(use_x, bool) else list(use_x)
     ps = [presolve] if isinstance(presolve, bool) else list(presolve)
-    es = [encoding or DEFAULT_ENCODING] if encoding is None or isinstance(encoding, str) \
-        else list(encoding)
+    es: list[str | None] = [encoding or DEFAULT_ENCODING] \
+        if encoding is None or isinstance(encoding, str) else list(encoding)
     jobs, seen = [], set()
     for ref, v in itertools.product(refs, variants):
         vx: list[bool | None] = [None] if not v.uses_model else [v.use_x] if v.use_x is not None else xs

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.optimal import QUANTILES, LadderData, fit_with_steps, optimal_tts, quantile
+from ..analysis.optimal import QUANTILES, LadderData, fit_with_steps, optimal_tts
 from ..analysis.stats import repeats_for
 from .study import EXACT, Task, measure, pooled, task_from_dict
 
@@ -74,7 +74,7 @@ def work_unit(sampler: str, counted: bool = True) -> str:
 
 def cpu_info() -> dict[str, Any]:
     """The CPU as the OS shows it: /proc/cpuinfo's model name and flags (first processor)."""
-    model, flags = "", []
+    model, flags = "", []  # type: str, list[str]
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
@@ -322,7 +322,7 @@ def classes(rs: Sequence[dict], data: LadderData, decided: Mapping[str, bool], *
     """The size split by whether line propagation decides the puzzle: per class the count and
     the median TTS99 (spin updates; CPU with a calibration) at the class's own optimal length,
     with intervals."""
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for name, want in (("lines_decide", True), ("lines_do_not_decide", False)):
         keep = [i for i in data.instances if decided.get(i) == want]
         if not keep:
@@ -394,17 +394,17 @@ def spearman(records: Sequence[dict], summary: Mapping[str, Any], *, resamples: 
     out = []
     rng = np.random.default_rng(seed)
     names = sorted({n for n, _ in by})
-    for z in sorted({z for _, z in by}, key=lambda z: math.prod(map(int, z.split("x")))):
-        for i, a in enumerate(names):
+    for size in sorted({z for _, z in by}, key=lambda z: math.prod(map(int, z.split("x")))):
+        for i, na in enumerate(names):
             for b in names[i + 1:]:
-                A, B = by.get((a, z), {}), by.get((b, z), {})
+                A, B = by.get((na, size), {}), by.get((b, size), {})
                 common = sorted(set(A) & set(B))
                 if len(common) < 5:
                     continue
                 x = np.array([A[k] for k in common])
                 y = np.array([B[k] for k in common])
 
-                def rho(ix: np.ndarray) -> float:
+                def rho(ix: np.ndarray, x=x, y=y) -> float:  # x, y bound: used in this pass
                     rx, ry = rankdata(x[ix]), rankdata(y[ix])
                     if rx.std() == 0 or ry.std() == 0:
                         return math.nan
@@ -414,7 +414,7 @@ def spearman(records: Sequence[dict], summary: Mapping[str, Any], *, resamples: 
                                  for _ in range(resamples)])
                 reps = reps[np.isfinite(reps)]
                 lo, hi = (np.quantile(reps, [0.025, 0.975]) if len(reps) else (math.nan,) * 2)
-                out.append({"size": z, "a": a, "b": b, "instances": len(common),
+                out.append({"size": size, "a": na, "b": b, "instances": len(common),
                             "rho": _num(full), "low": _num(float(lo)), "high": _num(float(hi))})
     return out
 
@@ -460,7 +460,7 @@ def table_spin_updates(summary: Mapping[str, Any], min_instances: int = 1) -> st
     the two classes (line propagation decides the puzzle or not); the fits in spin updates with
     and without 10x10; the comparisons with set-up excluded and included."""
     def iv(v, lo, hi, unit=""):
-        f = (lambda x: "inf" if x is None else f"{x:.3g}")
+        def f(x): return "inf" if x is None else f"{x:.3g}"
         return f"{f(v)}{unit} [{f(lo)}, {f(hi)}]"
 
     rows, cls, fits = [], [], []
@@ -553,7 +553,7 @@ def sticker(user: Mapping[str, Any], baseline: Mapping[str, Any], name: str, *,
     def fmt(v: float | None, lo: float | None, hi: float | None, unit: str = "") -> str:
         if v is None:
             return f"> {lo:.3g}{unit}" if lo is not None else "unsolved"
-        f = (lambda x: "inf" if x is None else f"{x:.3g}")
+        def f(x): return "inf" if x is None else f"{x:.3g}"
         return f"{v:.3g}{unit} [{f(lo)}, {f(hi)}]"
 
     lines = [f"Window sticker: {name} against {base_sampler} ({baseline.get('study', '?')}), "

@@ -8,9 +8,10 @@ import json
 import math
 import statistics
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from ..puzzle import grid_to_strings
 from ..results import BackendError, SolveResult, Status, tts99
@@ -69,7 +70,7 @@ class RunRecord:
         return asdict(self)
 
     @classmethod
-    def from_result(cls, job: Job, res: SolveResult, wall_s: float) -> "RunRecord":
+    def from_result(cls, job: Job, res: SolveResult, wall_s: float) -> RunRecord:
         """The row of a finished run: every figure from the result's fields."""
         from ..puzzle import check_grid
 
@@ -101,7 +102,7 @@ FIELDS: tuple[str, ...] = tuple(f.name for f in fields(RunRecord))
 TIMING_FIELDS: tuple[str, ...] = ("time_s", "tts_s", "tts99_s", "tts99_low_s", "tts99_high_s",
                                    "wall_s", "build_cpu_s", "solve_cpu_s", "sampling_cpu_s",
                                    "setup_cpu_s", "cpu_per_read_s", "tts99_cpu_s", "unique_cpu_s")
-_TYPES = {f.name: f.type for f in fields(RunRecord)}
+_TYPES = {f.name: str(f.type) for f in fields(RunRecord)}  # str already: postponed annotations
 
 
 def record(job: Job, status: Status | str, *, message: str = "", **values: Any) -> RunRecord:
@@ -208,7 +209,7 @@ def _add_columns(path: Path) -> None:
     tmp.replace(path)
 
 
-def read_results(path: str | Path) -> "Table":
+def read_results(path: str | Path) -> Table:
     """Rows of a results CSV with their types restored. A file written before a column existed
     (no ``encoding`` column, say) is read with that column None in every row."""
     out = Table()
@@ -230,7 +231,7 @@ def read_results(path: str | Path) -> "Table":
 class Table(list):
     """A list of row dicts with a few conveniences; pandas stays optional."""
 
-    def where(self, **equal: Any) -> "Table":
+    def where(self, **equal: Any) -> Table:
         return Table(r for r in self if all(r.get(k) == v for k, v in equal.items()))
 
     def column(self, name: str) -> list:
@@ -245,7 +246,7 @@ class Table(list):
                               "itself is a plain list of dicts") from None
         return as_frame(self)
 
-    def summary(self) -> "Table":
+    def summary(self) -> Table:
         return summarize(self)
 
     def format(self, columns: Sequence[str] | None = None) -> str:
@@ -304,7 +305,7 @@ def variant_label(row: Mapping[str, Any]) -> str:
     return name + (f"[{', '.join(extra)}]" if extra else "")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _own_x(backend: str) -> bool:
     """The variant ``backend`` gets when none is chosen (with x for a name not in the registry,
     e.g. a sampler object's)."""
@@ -316,7 +317,7 @@ def _own_x(backend: str) -> bool:
         return True
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def complete_backend(backend: str) -> bool:
     """A backend that decides (proves a grid unique or the clues contradictory): its runs are
     no random trials, so the summary gives it no TTS99 but its CPU to the first grid and to
@@ -482,18 +483,36 @@ def format_value(v: Any, digits: int = 4) -> str:
     return str(v)
 
 
-def format_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None) -> str:
-    """Plain-text table with aligned columns."""
+def format_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None,
+                 width: int | None = None) -> str:
+    """Plain-text table with aligned columns. With ``width`` (a terminal's, e.g. 100) columns
+    that no row has a value for are left out and a wider table is printed in blocks of columns,
+    each repeating the columns that name a row (those before ``runs``, else the first)."""
     if not rows:
         return "(no rows)"
     cols = list(columns or rows[0].keys())
+    if width is not None:
+        cols = [c for c in cols if any(r.get(c) is not None for r in rows)]
     body = [[format_value(r.get(c)) for c in cols] for r in rows]
     widths = [max(len(c), *(len(b[i]) for b in body)) for i, c in enumerate(cols)]
     numeric = [all(isinstance(r.get(c), (int, float)) or r.get(c) is None for r in rows)
                for c in cols]
 
-    def line(vals: list[str]) -> str:
-        return "  ".join(v.rjust(w) if num else v.ljust(w)
-                         for v, w, num in zip(vals, widths, numeric)).rstrip()
+    def block(idx: list[int]) -> str:
+        def line(vals: list[str]) -> str:
+            return "  ".join(vals[i].rjust(widths[i]) if numeric[i] else vals[i].ljust(widths[i])
+                             for i in idx).rstrip()
+        return "\n".join([line(cols), line(["-" * w for w in widths])] + [line(b) for b in body])
 
-    return "\n".join([line(cols), line(["-" * w for w in widths])] + [line(b) for b in body])
+    every = list(range(len(cols)))
+    if width is None or sum(widths) + 2 * (len(cols) - 1) <= width:
+        return block(every)
+    keys = list(range(cols.index("runs"))) if "runs" in cols[1:] else [0]
+    blocks, current = [], list(keys)
+    for i in every[len(keys):]:
+        if len(current) > len(keys) and sum(widths[j] + 2 for j in current) + widths[i] > width:
+            blocks.append(current)
+            current = list(keys)
+        current.append(i)
+    blocks.append(current)
+    return "\n\n".join(block(b) for b in blocks)

@@ -38,7 +38,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]   # the checkout (records and selection live in it)
 
-from formulations.harness.study import (
+from formulations.harness.study import (  # noqa: E402
     EXACT,
     read_seconds,
     TARGETS,
@@ -49,7 +49,7 @@ from formulations.harness.study import (
     pooled,
     run_tasks,
 )
-from formulations.analysis.optimal import (
+from formulations.analysis.optimal import (  # noqa: E402
     QUANTILES,
     LadderData,
     extend_ladder,
@@ -357,7 +357,7 @@ def manifest_entry(args: argparse.Namespace) -> dict[str, Any]:
 
 def add_manifest(out: Path, entry: dict) -> None:
     path = out / "manifest.json"
-    data = json.loads(path.read_text()) if path.exists() else {"study": STUDY, "sessions": []}
+    data: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {"study": STUDY, "sessions": []}
     data["sessions"].append(entry)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, indent=1) + "\n")
@@ -484,11 +484,11 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES,
         for q in QUANTILES:
             pts = points.get(q, [])
             fq = {}
-            for model, xname, xi in (("exp", "cells", 0), ("poly", "cells", 0),
+            for form, xname, xi in (("exp", "cells", 0), ("poly", "cells", 0),
                                      ("exp", "variables", 1), ("poly", "variables", 1)):
-                fq[f"{model}_{xname}"] = fit_with_steps(
+                fq[f"{form}_{xname}"] = fit_with_steps(
                     [p[xi] for p in pts], [p[2] for p in pts], [p[3] for p in pts],
-                    model=model, x=xname)
+                    model=form, x=xname)
             fits[str(q)] = {"sizes_used": len(pts), **fq}
         out["samplers"][sampler] = {
             "sizes": per_size, "fits": fits,
@@ -957,14 +957,14 @@ def estimate(records: Sequence[dict], sel: dict[str, list[str]], samplers: Seque
             continue
         pl._vars(r["instance"])
         t = pl.task(r["instance"], r["sampler"], r["length"], r["seed"])
-        key = (r["sampler"], r["size"])
-        measured[key] += r["cpu_s"] + r.get("setup_cpu_s", 0.0)
+        pair = (r["sampler"], r["size"])
+        measured[pair] += r["cpu_s"] + r.get("setup_cpu_s", 0.0)
         if isinstance(pl, CountedPlanner):   # the record's own reads (release 1's, say)
-            modelled[key] += read_seconds(r["sampler"], r["length"],
+            modelled[pair] += read_seconds(r["sampler"], r["length"],
                                           *pl.sizes[r["instance"]]) * r["reads"] + 0.05
         else:
-            modelled[key] += estimate_cost(t, *pl.sizes[r["instance"]])
-        counts[key] += 1
+            modelled[pair] += estimate_cost(t, *pl.sizes[r["instance"]])
+        counts[pair] += 1
 
     def cells(z: str) -> int:
         return math.prod(map(int, z.split("x")))
@@ -1012,9 +1012,9 @@ def estimate_counted(sel: Mapping[str, list[str]], samplers: Sequence[str],
     pl = CountedPlanner(dict(sel), list(samplers))
     p_hat: dict[tuple, tuple[int, int]] = {}
     for r in pooled(earlier):
-        k = (r["sampler"], r["instance"], r["length"])
-        s0, n0 = p_hat.get(k, (0, 0))
-        p_hat[k] = (s0 + r["successes"], n0 + r["reads"])
+        run = (r["sampler"], r["instance"], r["length"])
+        s0, n0 = p_hat.get(run, (0, 0))
+        p_hat[run] = (s0 + r["successes"], n0 + r["reads"])
     rows = []
     for z, keys in sel.items():
         for key in keys:
@@ -1108,7 +1108,7 @@ def plot(summary: dict, quantiles: Sequence[str] = ("0.5", "0.75", "0.9")):
     for ax, q in zip(axes, quantiles):
         for k, (name, d) in enumerate(sorted(summary["samplers"].items())):
             xs, ys, lo, hi, inner = [], [], [], [], []
-            for z, e in d["sizes"].items():
+            for _z, e in d["sizes"].items():
                 o = e["quantiles"][q]
                 if o["tts99_s"] is None:
                     continue
@@ -1169,7 +1169,8 @@ def table(summary: dict, quantiles: Sequence[str] = ("0.5", "0.75", "0.9"),
         tag = "" if o["interior"] else ", bound"
         return s + f" (L*={o['optimal_length']:,}{tag})"
 
-    exact_rows, fit_rows = [], []
+    exact_rows: list[str] = []
+    fit_rows: list[str] = []
     for name, d in sorted(summary["samplers"].items(), key=lambda kv: (kv[0] in EXACT, kv[0])):
         for z, e in d["sizes"].items():
             figures = ([("first grid", e["first_grid"]), ("uniqueness", e["uniqueness"])]

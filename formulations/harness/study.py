@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -105,7 +105,7 @@ class Task:
     # other sampler keyword arguments; a time-budget run (the command line's --time-limit:
     # until solved or the limit, one trial) instead of a fixed number of reads
     presolve: bool = False
-    beta_range: tuple[float, float] | str | None = None
+    beta_range: tuple[float, float] | Literal["sampler"] | None = None
     params: tuple[tuple[str, Any], ...] | None = None
     time_limit: float | None = None
     # release 2's count rule (docs/benchmark.md): when ``until_successes`` is set, calls of
@@ -231,7 +231,8 @@ def _sampler_kwargs(task: Task, sampler: Any, pen: Any, reads: int, seed: int) -
     own = task.beta_range == "sampler"
     kw = sample_kwargs(plan_of(task.sampler), sampler, pen, seed=seed, reads=reads,
                         sweeps=task.length, beta_schedule=None, params=params or None,
-                        beta_range=None if own or task.beta_range is None else task.beta_range)
+                        beta_range=None if task.beta_range is None or task.beta_range == "sampler"
+                        else task.beta_range)  # None when own
     if own:  # the sampler's own default range, not the backend's scaled one
         for k in ("beta_range", "beta_min", "beta_max"):
             kw.pop(k, None)
@@ -393,15 +394,16 @@ def measure(task: Task) -> dict[str, Any]:
 
 
 def _measure_sampler(task: Task) -> dict[str, Any]:
-    from ..model import build_model
+    from ..model import NonogramModel, build_model
     from ..model.penalty import penalty_terms
     from ..puzzle import check_grid
 
     puzzle = load(task.source)
     c0, w0 = time.process_time(), time.perf_counter()
+    nm: ReducedModel | NonogramModel
     start_wall, start_cpu = w0, c0
     if task.presolve:  # line solving first: the sampler gets only what it leaves open
-        from ..model.presolve import presolve_puzzle
+        from ..model.presolve import ReducedModel, presolve_puzzle
         nm = presolve_puzzle(puzzle, use_x=task.use_x)
         if nm.solved or nm.infeasible:
             return _head(task, puzzle) | {
@@ -410,7 +412,8 @@ def _measure_sampler(task: Task) -> dict[str, Any]:
                 "cpu_s": 0.0, "call_cpu_s": [], "call_reads": []}
     elif task.until_successes:   # release 2: the model once per puzzle and worker (cached)
         prep = _prepared(task.source, task.use_x, task.encoding, task.weights)
-        nm, pen, bqm, scorer = prep.nm, prep.pen, prep.bqm, prep.scorer
+        nm, pen, bqm = prep.nm, prep.pen, prep.bqm
+        scorer: Callable[[np.ndarray], np.ndarray] | None = prep.scorer
     else:
         nm = build_model(puzzle, use_x=task.use_x, encoding=task.encoding)
     if task.presolve or not task.until_successes:
@@ -499,7 +502,7 @@ def _measure_sampler(task: Task) -> dict[str, Any]:
     if zk is not None:
         try:
             c = time.process_time()
-            sampler.sample(bqm, **zk).record
+            _ = sampler.sample(bqm, **zk).record
             overhead = time.process_time() - c
         except Exception:
             overhead = None
@@ -730,6 +733,7 @@ class Executor:
         return 2 * self.slots - len(self.pending)  # keep every slot fed, little queued
 
     def submit(self, task: Task) -> None:
+        fut: Any  # a concurrent.futures or a Dask future
         if self.client is None:
             fut = self.pool.submit(measure_safe, task)
         else:
@@ -741,6 +745,7 @@ class Executor:
         """Wait for at least one task; yield every finished one."""
         if not self.pending:
             return
+        done: Iterable[Any]  # finished futures, of either kind
         if self.client is None:
             from concurrent.futures import FIRST_COMPLETED, wait
             done, _ = wait(list(self.pending), return_when=FIRST_COMPLETED)
@@ -862,7 +867,7 @@ def run_tasks(plan: Callable[[dict[str, dict]], Sequence[Task]], out: RecordFile
     return records
 
 
-def _exit_on_sigterm() -> Callable[[], None]:
+def _exit_on_sigterm() -> Callable[[], object]:
     """SIGTERM (``kill``, a batch system's stop) leaves like Ctrl-C: through ``finally``, so that
     the worker processes are killed with the run instead of left running. Returns the undo."""
     import signal

@@ -7,7 +7,8 @@ import os
 import sys
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal
 
 from ..model.encodings import check_encoding
 from ..options import MODEL_SWITCHES, coerce, parse_assignment
@@ -31,7 +32,8 @@ def expand_options(option_texts: Sequence[str], sweep_texts: Sequence[str],
     declared types."""
     fixed: dict[str, dict[str, Any]] = defaultdict(dict)
     grid: dict[str, dict[str, list]] = defaultdict(dict)
-    xs, ps = [None], [False]  # None: each backend's own variant (Backend.model_x)
+    xs: list[bool | None] = [None]  # None: each backend's own variant (Backend.model_x)
+    ps: list[bool] = [False]
     backends = {b: lookup_backend(b) for b in backend_names}
     for text, is_sweep in [(o, False) for o in option_texts] + [(s, True) for s in sweep_texts]:
         try:
@@ -65,7 +67,10 @@ def expand_options(option_texts: Sequence[str], sweep_texts: Sequence[str],
         if target != "*" and target not in backends:
             raise BackendError(f"option {text!r} names backend '{target}', which is not among "
                                f"the chosen backends ({', '.join(backends)})")
-        (grid if is_sweep else fixed)[target][name] = values if is_sweep else values[0]
+        if is_sweep:
+            grid[target][name] = values
+        else:
+            fixed[target][name] = values[0]
     specs: list[BackendSpec] = []
     for name, b in backends.items():
         declared = set(b.options)
@@ -90,7 +95,7 @@ formulations.compare``)."""
 def compare(puzzles: Iterable[str | Path | Puzzle | PuzzleRef],
             backends: str | Sequence[BackendSpec] = "cpsat", *, repeats: int = 1,
             seeds: Sequence[int] | None = None, time_limit: float | None = DEFAULT_TIME_LIMIT,
-            kill_after: float | None | str = "auto",
+            kill_after: float | None | Literal["auto"] = "auto",
             options: Mapping[str, Mapping[str, Any]] | None = None,
             use_x: bool | None | Sequence[bool | None] = None,
             presolve: bool | Sequence[bool] = False,

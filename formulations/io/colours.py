@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import colorsys
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 CSS_COLOURS: dict[str, str] = {
     "black": "#000000", "white": "#ffffff", "red": "#ff0000", "green": "#008000",

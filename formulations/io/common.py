@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from ..puzzle import Block, Clue, Grid, Puzzle, PuzzleError, block, format_clue, min_length
 
@@ -102,7 +102,7 @@ def guard(fn: Callable[[], list[tuple[Puzzle, Grid | None]]],
                           path=where) from e
 
 
-def one_line(s: str) -> str:
+def one_line(s: object) -> str:
     return " ".join(str(s).split())
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..puzzle import Grid, Puzzle, PuzzleError
 from .common import (MAX_INPUT_BYTES, Parsed, black_clue, build, decode_text, one_line,

@@ -133,7 +133,7 @@ def _check_records(d: object) -> list[list[int]]:
                 raise _fail(f"record d[{i}] holds {v!r}, expected non-negative integers")
             if v < 0 or v > MAX_VALUE:
                 raise _fail(f"record d[{i}] holds {v}, outside 0..{MAX_VALUE}")
-    return d  # type: ignore[return-value]
+    return d
 
 
 def decode_details(d: list[list[int]], *, strict: bool = True) -> Decoded:
@@ -205,7 +205,9 @@ def decode_details(d: list[list[int]], *, strict: bool = True) -> Decoded:
 def _array_at(text: str, pos: int, *, bare: bool = False) -> list:
     """The two-level integer array starting at ``text[pos] == '['`` (``bare``: only whitespace
     and one ``;`` may follow). The bracket scan is linear and refuses deep nesting at once."""
-    span = _ARRAY_CHARS.match(text, pos).group(0)
+    found = _ARRAY_CHARS.match(text, pos)
+    assert found is not None  # the pattern matches the empty string too
+    span = found.group(0)
     depth, end, records = 0, -1, 0
     for m in _BRACKET.finditer(span):
         if m.group(0) == "[":
@@ -342,4 +344,6 @@ def parse_nonograms_org(text: str, *, strict: bool = True) -> tuple[Puzzle, Grid
                 goal=grid, line=line)
     pp.rows = [(line_runs(row), line) for row in grid]
     pp.columns = [(line_runs([row[j] for row in grid]), line) for j in range(dec.width)]
-    return build(pp)
+    puzzle, goal = build(pp)
+    assert goal is not None  # pp.goal is set above
+    return puzzle, goal

@@ -44,8 +44,8 @@ def parse_pynogram(text: str) -> Parsed:
     """pynogram's INI-like format: sections ``[clues]`` (keys ``columns``, ``rows``) and an
     optional ``[colors]`` (``name = (description) char``); a value runs on over the following
     lines until the next key or section. Other sections and keys are ignored, like pynogram."""
-    sections: dict[str, dict[str, list[tuple[int, str]]]] = {}
-    values: list[tuple[int, str]] | None = None
+    sections: dict[str, dict[str, list[tuple[int | None, str]]]] = {}
+    values: list[tuple[int | None, str]] | None = None
     current: str | None = None
     for i, raw in enumerate(split_lines(text), 1):
         s = _ini_strip(raw, anywhere=False)
@@ -99,7 +99,7 @@ def parse_nonogrid(text: str) -> Parsed:
     clues = data.get("clues")
     if not isinstance(clues, dict):
         raise PuzzleError("no [clues] table")
-    section: dict[str, list[tuple[int, str]]] = {}
+    section: dict[str, list[tuple[int | None, str]]] = {}
     for key in ("rows", "columns"):
         value = clues.get(key)
         if value is None:

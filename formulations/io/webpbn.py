@@ -94,7 +94,7 @@ def _xml_puzzle(pz: ET.Element, lines: dict[int, int]) -> Parsed:
         order.append("black")
     order += [n for n in defs if n not in order]
     index = {n: k for k, n in enumerate(order)}
-    keep = {c.get("color", default) for c in pz.iter("count")}  # referenced colours
+    keep: set[str | None] = {c.get("color", default) for c in pz.iter("count")}  # referenced
     keep |= {c.get("name") for c in pz.findall("color")}  # and explicitly defined ones
     pp.palette = tuple((index[n], n, defs[n][1]) for n in order if index[n] <= 1 or n in keep)
     pp.letters = tuple((index[n], defs[n][0]) for n in order if index[n] > 1 and n in keep

@@ -15,7 +15,7 @@ of ints, narrowed in place.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from formulations.runtime.clock import Deadline
 from ..puzzle import Grid, Puzzle
@@ -225,7 +225,7 @@ class Engine:
             ok = core.propagate(state, lines, deps, record, self.deadline, CACHE_SIZE)
         finally:
             self.removed = core.removed
-            if record:
+            if record and steps is not None:  # record is kept only with steps
                 for lid, rnd, old, res, changed in record:
                     known = self._record(steps, lid, rnd, old, res, changed, known)
         if not ok and deps is not None:

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from ..puzzle import Grid, Puzzle, PuzzleError, check_grid
 from ..results import Status
@@ -299,10 +299,11 @@ def timing_table(datasets: dict[str, Sequence[Puzzle]], rungs: Sequence[str] = R
             for p in puzzles:
                 res = solve(p, rung, budget_s)
                 if res.status is not Status.SOLVED:
-                    total = None
+                    row[name] = None
                     break
                 total += res.elapsed_s * 1000
-            row[name] = None if total is None else round(total, 1)
+            else:
+                row[name] = round(total, 1)
         out.append(row)
     return out
 

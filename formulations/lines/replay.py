@@ -14,8 +14,8 @@ guess or a backtrack a picture can show); the backend's own run is not recorded.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator, Union
 
 import numpy as np
 
@@ -39,7 +39,7 @@ class Backtrack:
     depth: int
 
 
-Event = Union[Step, Guess, Backtrack]
+Event = Step | Guess | Backtrack
 
 
 @dataclass(frozen=True)
@@ -122,6 +122,7 @@ def replay(puzzle: Puzzle, *, search: bool = True, max_events: int = 200_000,
                 k = min(counts[i], counts[h + j])
                 if key is None or k < key:
                     best, key = (i, j), k
+        assert best is not None  # branched on only while a cell is open
         return best
 
     def options(s: list[int], cell: tuple[int, int]) -> Iterator[int]:

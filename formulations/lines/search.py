@@ -347,7 +347,8 @@ class _Search:
         tick = self.tick if self.end is not None else None
         narrowed, got, probes, reused = eng._core.probe_seq(
             state, deps, bits, memo, B, seq, self.done, eng.deadline, _engine.CACHE_SIZE,
-            (ref, recent, tick, self.end - time.perf_counter() if tick is not None else 0.0))
+            (ref, recent, tick, self.end - time.perf_counter()
+             if tick is not None and self.end is not None else 0.0))
         self.probes += probes
         self.reused += reused
         eng.removed = eng._core.removed
@@ -482,8 +483,10 @@ class _Search:
                 j = low.bit_length() - 1
                 s = rs + col[j]
                 # pbnsolve scans column by column: ties go to the smaller (column, row)
-                if best_s is None or s < best_s or (s == best_s and (j, i) < (best[1], best[0])):
+                if best_s is None or s < best_s or (s == best_s and best is not None
+                                                    and (j, i) < (best[1], best[0])):
                     best_s, best = s, (i, j)
+        assert best is not None  # a guess is asked for only while a cell is open
         i, j = best
         return i, j, self._likely_colour(state, i, j)
 
@@ -500,6 +503,7 @@ class _Search:
             s = min(cnt[i], cnt[h + j])
             if best_s is None or s < best_s:
                 best_s, best = s, (i, j)
+        assert best is not None  # a guess is asked for only while a cell is open
         i, j = best
         return i, j, self._likely_colour(state, i, j)
 

@@ -25,7 +25,7 @@ compiled functions. The board and its fixed point over rows and columns are in
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..puzzle import BACKGROUND, Clue, Puzzle
 try:

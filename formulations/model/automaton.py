@@ -25,8 +25,8 @@ the same in every placement (a line without free space) has no variable.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -120,10 +120,11 @@ class AutomatonLine:
 
     def cell_terms(self, colour: int) -> list[tuple[dict[int, int], int]]:
         """``R_c(j)`` for every cell j as ``({var: 1}, constant)``."""
-        out = []
+        out: list[tuple[dict[int, int], int]] = []
         for j in range(self.length):
-            if self.fixed[j] is not None:
-                out.append(({}, int(self.colour_of(self.fixed[j]) == colour)))
+            fixed = self.fixed[j]
+            if fixed is not None:
+                out.append(({}, int(self.colour_of(fixed) == colour)))
                 continue
             out.append(({v: 1 for q, v in zip(self.states[j], self.var[j])
                          if self.colour_of(q) == colour}, 0))
@@ -135,7 +136,8 @@ class AutomatonLine:
                 for j in range(self.length)]
 
     def possible(self, j: int) -> tuple[State, ...]:
-        return (self.fixed[j],) if self.fixed[j] is not None else self.states[j]
+        fixed = self.fixed[j]
+        return (fixed,) if fixed is not None else self.states[j]
 
 
 def moves(clue: Clue) -> set[tuple[State, State]]:
@@ -176,6 +178,8 @@ def _encode_line(model: Model, kind: str, index: int, clue: Clue, n: int) -> Aut
     """Add a line's state variables, its exactly-one and its transition constraints."""
     starts, free = packed_starts(clue, n, kind, index)
     reach = reachable_states(clue, n, starts, free)
+    q: State | None  # None (in the transitions): a fixed cell's placeholder, never with a variable
+    v: int | None
     labels, where = [], []
     for j, qs in enumerate(reach):
         if len(qs) > 1:
@@ -194,6 +198,8 @@ def _encode_line(model: Model, kind: str, index: int, clue: Clue, n: int) -> Aut
                      [tuple((v, 1) for v in var[j]) for j in cells], [1] * len(cells))
     allowed = moves(clue)
     t_labels, t_terms = [], []
+    q2: State | None
+    v2: int | None
     for j in range(n - 1):
         if not var[j] and not var[j + 1]:
             continue
@@ -204,6 +210,7 @@ def _encode_line(model: Model, kind: str, index: int, clue: Clue, n: int) -> Aut
                 if v is None or v2 is None:  # cannot happen: the windows are exact
                     raise RuntimeError(f"{kind} {index}: a fixed cell next to a state it "
                                        "cannot reach")
+                assert q is not None and q2 is not None  # a variable's state is never None
                 t_labels.append(("transition", kind, index, j, q[0], q[1], q2[0], q2[1]))
                 t_terms.append(((v, 1), (v2, 1)))
     model.add_sorted("transition", Sense.LE, t_labels, t_terms, [1] * len(t_labels))

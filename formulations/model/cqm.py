@@ -29,7 +29,7 @@ def to_cqm(model_or_nm: Any):
     except ImportError:
         from ..results import BackendError
         raise BackendError('a CQM needs dimod, which is not installed: '
-                           'pip install "nonogram-formulations[anneal]"') from None
+                           'pip install -e ".[anneal]"') from None
     model = _model_of(model_or_nm)
     labels = model.labels
     cqm = dimod.ConstrainedQuadraticModel()

@@ -13,7 +13,7 @@ way, so every backend runs on every encoding unchanged.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from formulations.runtime.clock import Deadline
 from ..puzzle import Puzzle, min_length
@@ -41,7 +41,7 @@ def check_encoding(name: object) -> str:
 
 def build_model(puzzle: Puzzle, *, use_x: bool = True,
                 encoding: str | None = DEFAULT_ENCODING,
-                deadline: "Deadline | float | None" = None,
+                deadline: Deadline | float | None = None,
                 max_model_mb: float | None = DEFAULT_MAX_MODEL_MB) -> NonogramModel:
     """The model of ``puzzle`` in the named encoding (None: the default, ``order``);
     ``use_x=False`` links rows to columns directly (``R = C``).

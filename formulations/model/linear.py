@@ -2,11 +2,12 @@
 constraints. Backends translate it mechanically; feasibility is decided here, not by a solver."""
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from itertools import chain, repeat
 from operator import attrgetter
-from typing import Hashable, Iterable, Mapping, NamedTuple, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -52,14 +53,14 @@ class LinExpr:
         self.const = const
 
     @classmethod
-    def of(cls, x: "int | LinExpr | Var") -> "LinExpr":
+    def of(cls, x: int | LinExpr | Var) -> LinExpr:
         if isinstance(x, LinExpr):
             return x
         if isinstance(x, Var):
             return cls({x.index: 1})
         return cls(const=int(x))
 
-    def __add__(self, other) -> "LinExpr":
+    def __add__(self, other) -> LinExpr:
         o = LinExpr.of(other)
         out = LinExpr(self.coefs, self.const + o.const)
         for v, c in o.coefs.items():
@@ -69,13 +70,13 @@ class LinExpr:
 
     __radd__ = __add__
 
-    def __neg__(self) -> "LinExpr":
+    def __neg__(self) -> LinExpr:
         return LinExpr({v: -c for v, c in self.coefs.items()}, -self.const)
 
-    def __sub__(self, other) -> "LinExpr":
+    def __sub__(self, other) -> LinExpr:
         return self + (-LinExpr.of(other))
 
-    def __rsub__(self, other) -> "LinExpr":
+    def __rsub__(self, other) -> LinExpr:
         return LinExpr.of(other) - self
 
 
@@ -193,7 +194,7 @@ class Model:
     def as_array(self, assignment: Mapping[Label, int] | Sequence[int] | np.ndarray) -> np.ndarray:
         """Assignment (by label or by index) as a 0/1 vector in variable order."""
         if isinstance(assignment, Mapping):
-            return np.array([int(assignment[l]) for l in self.labels], dtype=np.int8)
+            return np.array([int(assignment[lab]) for lab in self.labels], dtype=np.int8)
         arr = np.asarray(assignment, dtype=np.int8)
         if arr.shape != (self.num_variables,):
             raise ValueError(f"assignment has {arr.shape} values, model has {self.num_variables} variables")

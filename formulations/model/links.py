@@ -9,7 +9,8 @@ link labels.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..puzzle import BACKGROUND, Clue, Puzzle, gaps, line_runs
 from .linear import Model, Sense

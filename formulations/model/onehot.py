@@ -21,8 +21,8 @@ line, so the energy-0 states are the solutions, one per grid, as in the order en
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -112,7 +112,7 @@ def _encode_line(model: Model, kind: str, index: int, clue: Clue, n: int) -> One
     starts, free = packed_starts(clue, n, kind, index)
     per = free + 1 if free > 0 else 0  # no variables for a line without free space
     blocks = len(clue)
-    labels = [("s", kind, index, k, t) for k in range(blocks) for t in range(per)]
+    labels: list[tuple] = [("s", kind, index, k, t) for k in range(blocks) for t in range(per)]
     base = model.add_vars(labels).start
     var = tuple(tuple(range(base + k * per, base + (k + 1) * per)) for k in range(blocks))
     with_vars = [k for k in range(blocks) if var[k]]

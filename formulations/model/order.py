@@ -12,7 +12,7 @@ import gc
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -67,7 +67,8 @@ class LineEncoding:
         return coefs, const
 
     def position_terms(self, colour: int, sign: int = 1,
-                       unit_terms: tuple[Sequence[Term], Sequence[Term]] | None = None,
+                       unit_terms: tuple[Sequence[Term] | Mapping[int, Term],
+                                         Sequence[Term] | Mapping[int, Term]] | None = None,
                        ) -> list[tuple[tuple[Term, ...], int]]:
         """``sign * B_c(j)`` for every cell j of the line at once, as ``(terms, constant)`` with
         the terms sorted by variable index: the same values as :meth:`colour_terms`, in one pass

@@ -12,8 +12,9 @@ Black-and-white puzzles in the order encoding (the automaton reads 0 = backgroun
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 Expr = tuple[dict[int, int], int]  # ({var: coef}, constant)
 

@@ -61,7 +61,8 @@ from functools import cached_property
 from itertools import chain
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -212,7 +213,7 @@ class PenaltyTerms:
         pen = self.constraint_penalties(assignment)
         return [self.constraint_labels[c] for c in np.flatnonzero(pen)]
 
-    def weighted(self, weights: Mapping[str, Any] | None = None) -> "QuadraticPenalty":
+    def weighted(self, weights: Mapping[str, Any] | None = None) -> QuadraticPenalty:
         """The aggregated QUBO ``offset + h.x + sum J_ij x_i x_j`` for these family weights."""
         w = check_weights(weights, self.family_names)
         wv = np.array([w[f] for f in self.family_names], dtype=np.float64)
@@ -229,6 +230,7 @@ def _family_qubos(n: int, F: int, family: np.ndarray, const: np.ndarray,
     fconst = np.bincount(family, weights=const, minlength=F)
     lin = np.bincount(family[lin_con] * n + lin_var, weights=lin_coef,
                       minlength=F * n).reshape(F, n)
+    qcoef: np.ndarray  # bincount with weights: float64 (the stub says integers)
     if len(quad_i):
         uniq, inv = np.unique(quad_i.astype(np.int64) * n + quad_j, return_inverse=True)
         qcoef = np.bincount(inv * F + family[quad_con], weights=quad_coef,
@@ -309,14 +311,14 @@ class QuadraticPenalty:
         except ImportError:
             from ..results import BackendError
             raise BackendError('a BQM needs dimod, which is not installed: '
-                               'pip install "nonogram-formulations[anneal]"') from None
+                               'pip install -e ".[anneal]"') from None
 
         if labels not in ("model", "index"):
             raise ValueError("labels must be 'model' or 'index'")
         order = list(self.labels) if labels == "model" else None
         return dimod.BinaryQuadraticModel.from_numpy_vectors(
             self.linear, (self.qi, self.qj, self.qv), self.offset, dimod.BINARY,
-            variable_order=order)
+            variable_order=order)  # type: ignore[arg-type]  # dimod's `Iterable = None`
 
 
 def penalty_terms(model_or_nm: Any, deadline: Deadline | float | None = None) -> PenaltyTerms:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -81,7 +81,8 @@ class Presolved:
     @property
     def a_variables(self) -> int:
         """The free line variables (every variable that is not a cell's x)."""
-        return sum(1 for v in self.free if self.original.model.labels[v][0] != "x")
+        labels = self.original.model.labels  # tuples: ("x", ...) for a cell variable
+        return sum(1 for v in self.free if cast(tuple, labels[v])[0] != "x")
 
     @property
     def encoding(self) -> str:
@@ -283,7 +284,7 @@ class ReducedModel:
                         colour = c
                         break
                 grid[i][j] = colour
-            for i, row in enumerate(grid):
+            for row in grid:
                 for j, v in enumerate(row):
                     if v == -1:
                         row[j] = BACKGROUND  # no free x left for it: every colour was ruled out
@@ -554,6 +555,7 @@ def _build_reduced(puzzle: Puzzle, eng, state, windows, known: Grid, use_x: bool
                 c_terms, c_const = col_b[c][j][0][i], col_b[c][j][1][i]
                 tag = (i, j) if bw else (i, j, c)
                 both = bw or (row_reach[i].get(c, 0) >> j & 1 and col_reach[j].get(c, 0) >> i & 1)
+                xt: tuple[tuple[int, int], ...]
                 if use_x and both:
                     if kv == -1 and state[i * C + cindex[c]] >> j & 1:
                         x = nvars + len(x_labels)

@@ -17,8 +17,9 @@ a square box. Colour clues must map block by block, colours included.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from ..puzzle import Clue, Puzzle
 

@@ -2,7 +2,7 @@
 read: a sampler's "breaks 3 constraints: ..." names cells and lines, not tuples."""
 from __future__ import annotations
 
-from typing import Hashable
+from collections.abc import Hashable
 
 _KIND = {"row": "row", "col": "column", "column": "column"}
 

@@ -42,18 +42,18 @@ class Deadline:
         self.end = None if seconds is None else time.perf_counter() + max(0.0, seconds)
 
     @classmethod
-    def of(cls, value: "Deadline | float | None") -> "Deadline":
+    def of(cls, value: Deadline | float | None) -> Deadline:
         """A deadline from a Deadline (itself) or a time limit in seconds (or None)."""
         return value if isinstance(value, Deadline) else cls(value)
 
-    def earlier(self, seconds: float) -> "Deadline":
+    def earlier(self, seconds: float) -> Deadline:
         """The same deadline ``seconds`` sooner (a reserve kept for the work after a stage: the
         answer's check); no deadline stays none."""
         out = Deadline(None)
         out.end = None if self.end is None else self.end - max(0.0, seconds)
         return out
 
-    def within(self, seconds: float) -> "Deadline":
+    def within(self, seconds: float) -> Deadline:
         """The earlier of this deadline and ``seconds`` from now (a slice of a run's time)."""
         out = Deadline(seconds)
         if self.end is not None and out.end is not None:

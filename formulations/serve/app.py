@@ -5,6 +5,8 @@
                      (server-sent events), ``DELETE /api/runs/ID`` cancels it (kills the worker)
 ``POST /api/parse``  the puzzle read from text (clues, palette) or the reader's one-line error
 ``POST /api/hint``   the next line update line solving makes from the cells the page knows
+``POST /api/explain``  every deduction with its reason and the difficulty report (the page's
+                     step-through, "Why?", Hint and the Draw view's report)
 ``POST /api/export/KIND``  the puzzle as ``text`` / ``non``, its model as ``bqm`` / ``qubo`` /
                      ``cqm``
 ``GET /api/backends``, ``GET /api/examples``, ``GET /api/health``
@@ -23,7 +25,6 @@ from importlib import resources
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -37,7 +38,6 @@ from .settings import Settings
 
 EXAMPLES = ("cat15.txt", "flag_colour6.txt", "two_solutions4.txt", "impossible3.txt",
             "heart5.txt")
-LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data: blob:; "
                                "style-src 'self'; script-src 'self'; connect-src 'self'; "
@@ -47,47 +47,117 @@ SECURITY_HEADERS = {
 }
 
 
-class BodyTooLarge(Exception):
-    pass
-
-
 class BodyLimit:
-    """Refuse request bodies over ``limit`` bytes (413), by their Content-Length or as they
-    arrive."""
+    """Read every request body before the application sees it, held to ``limit`` bytes and
+    ``timeout`` seconds. A body over the cap (by its Content-Length or as it arrives, chunked)
+    is answered 413 with JSON after the rest of it is read and discarded, up to ``drain``
+    bytes, so that a client that writes its whole body before it reads (urllib) gets the
+    answer, not a reset connection; a body that stops arriving is answered 408."""
 
-    def __init__(self, app: Any, limit: int):
-        self.app, self.limit = app, limit
+    def __init__(self, app: Any, limit: int, *, timeout: float = 10.0, drain: int = 64 * 2**20):
+        self.app, self.limit, self.timeout, self.drain = app, limit, timeout, drain
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
-            return await _too_large(self.limit)(scope, receive, send)
-        seen = 0
+        if declared is not None and not declared.strip().isdigit():
+            return await _error("the Content-Length header is not a number", 400)(
+                scope, receive, send)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
+        if declared is not None and int(declared) > self.limit + self.drain:
+            # too large to read through: answered at once (the connection closes after it)
+            return await _too_large(self.limit)(scope, _gone, send)
+        chunks: list[bytes] = []
+        seen, more = 0, True
+        over = declared is not None and int(declared) > self.limit
+        while more:
+            try:
+                message = await asyncio.wait_for(receive(), timeout=max(deadline - loop.time(),
+                                                                        0.001))
+            except TimeoutError:
+                return await _error(f"the request body did not arrive within "
+                                    f"{self.timeout:g} s", 408)(scope, _gone, send)
+            if message["type"] != "http.request":  # the client went away
+                return
+            body = message.get("body", b"")
+            seen += len(body)
+            more = message.get("more_body", False)
+            if seen > self.limit:
+                over, chunks = True, []
+                if seen > self.limit + self.drain:
+                    break  # read enough of it: answer now, the connection closes after it
+            elif not over:
+                chunks.append(body)
+        if over:
+            return await _too_large(self.limit)(scope, _gone, send)
+        buffered = [{"type": "http.request", "body": b"".join(chunks), "more_body": False}]
 
-        async def counted() -> dict:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise BodyTooLarge()
-            return message
+        async def replay() -> dict:
+            return buffered.pop() if buffered else await receive()
 
-        try:
-            await self.app(scope, counted, send)
-        except BodyTooLarge:
-            await _too_large(self.limit)(scope, receive, send)
+        await self.app(scope, replay, send)
+
+
+async def _gone() -> dict:
+    return {"type": "http.disconnect"}
+
+
+class HostCheck:
+    """Answer 400 to a request whose Host header is not a loopback name or address when the
+    server is bound to one (a page elsewhere cannot reach it through a rebound DNS name);
+    IPv6 literals in brackets (``[::1]:8765``) are read as such."""
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket"):
+            host = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1")
+            if not is_loopback(host_name(host)):
+                return await _error(f"this server answers only to a loopback host name "
+                                    f"(localhost, 127.0.0.1, [::1]), not {host[:100]!r}", 400)(
+                    scope, receive, send)
+        await self.app(scope, receive, send)
+
+
+def host_name(host: str) -> str:
+    """The name part of a Host header: ``[::1]:8765`` -> ``::1``, ``localhost:80`` ->
+    ``localhost``, a bare IPv6 address as it is."""
+    host = host.strip()
+    if host.startswith("["):
+        return host[1:host.find("]")] if "]" in host else ""
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def is_loopback(name: str) -> bool:
+    """``localhost`` or a loopback address (127.0.0.0/8, ::1)."""
+    import ipaddress
+    if name.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 def _too_large(limit: int) -> Response:
     return JSONResponse({"error": f"the request body is over this server's cap of "
-                                  f"{limit:,} bytes"}, status_code=413)
+                                  f"{limit:,} bytes"}, status_code=413,
+                        headers={"Connection": "close"})
 
 
 def _error(message: str, status: int = 400, **extra: Any) -> JSONResponse:
     return JSONResponse({"error": message, **extra}, status_code=status)
+
+
+class TaskFailed(Exception):
+    """A task that did not answer (its worker died, its time ran out, the server stops)."""
+
+    def __init__(self, message: str, status: int = 500):
+        super().__init__(message)
+        self.status = status
 
 
 class UnsupportedMedia(RequestError):
@@ -127,6 +197,9 @@ def _record_for(run: Run) -> tuple[dict[str, Any], int]:
         result = SolveResult(Status.TIMEOUT, backend, message=f"killed by the server after "
                              f"{final.get('after_s', 0):g} s (time limit {run.limit:g} s)")
         return json_record(name, None, result, EXIT_NOT_SOLVED), 200
+    if run.ended == "stopped":
+        return json_record(name, None, SolveResult(Status.ERROR, backend, message="the server "
+                           "is stopping"), EXIT_NOT_SOLVED), 503
     if run.ended == "cancelled":
         record = json_record(name, None, SolveResult(Status.ERROR, backend, message="cancelled"),
                              EXIT_INTERRUPTED)
@@ -149,27 +222,37 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def create_app(settings: Settings | None = None) -> Starlette:
+def create_app(settings: Settings | None = None) -> BodyLimit:
     """The web solver's ASGI application (wrapped in the body cap)."""
     settings = settings or Settings()
     ctx = process_context(settings.start_method)
     solves = Runner(worker.run_solve, slots=settings.max_running, queue=settings.max_queued,
-                    grace=settings.grace, context=ctx, keep=settings.keep_finished, name="solve")
+                    grace=settings.grace, context=ctx, keep=settings.keep_finished,
+                    keep_bytes=settings.keep_finished_bytes, name="solve")
+    # a task's answer goes to the one request that waits for it: none is kept after it
     tasks = Runner(worker.run_task, slots=settings.max_tasks, queue=settings.max_tasks_queued,
-                   grace=2.0, context=ctx, keep=settings.keep_finished, name="task")
+                   grace=2.0, context=ctx, keep=0, keep_bytes=0, name="task")
     cache: dict[str, Any] = {}
     static = resources.files("formulations.serve") / "static"
 
     async def task(job: dict[str, Any], limit: float | None = None) -> dict[str, Any]:
+        """The task's answer; a task that did not answer raises TaskFailed (5xx, the reason)."""
         limit = settings.task_time_limit if limit is None else limit
         run = tasks.admit(job, limit)
-        while run.final is None:
-            await run.changed.wait()
+        try:
+            while run.final is None:
+                await run.changed.wait()
+        except asyncio.CancelledError:  # the client went away: so does its task
+            tasks.cancel(run)
+            raise
         if run.final.get("type") == "task":
             return run.final["result"]
         if run.ended == "killed":
-            return {"error": f"stopped after {limit:g} s (this server's limit for this task)"}
-        return {"error": run.final.get("message", "the task failed")}
+            raise TaskFailed(f"stopped after {limit:g} s (this server's limit for this task)",
+                             503)
+        if run.ended == "stopped":
+            raise TaskFailed("the server is stopping", 503)
+        raise TaskFailed(run.final.get("message") or "the task failed", 500)
 
     async def index(request: Request) -> Response:
         html = (static / "index.html").read_text(encoding="utf-8")
@@ -181,7 +264,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             # machine may take longer than a quick task is allowed
             got = await task({"task": "backends"}, max(settings.task_time_limit, 60.0))
             if "error" in got:
-                return _error(got["error"], 500)
+                return _error(got["error"], 503, retry_after_s=1)
             cache["backends"] = got["backends"]
         return JSONResponse({"backends": cache["backends"], "settings": {
             "time_limit": settings.time_limit, "max_time_limit": settings.max_time_limit,
@@ -234,8 +317,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     async def cancel_run(request: Request) -> Response:
         run = _run_or_404(request)
-        solves.cancel(run)
-        return JSONResponse({"id": run.id, "cancelled": run.state != "done"})
+        cancelled = solves.cancel(run)
+        return JSONResponse({"id": run.id, "cancelled": cancelled, "ended": run.ended or None})
 
     async def events(request: Request) -> Response:
         run = _run_or_404(request)
@@ -278,6 +361,13 @@ def create_app(settings: Settings | None = None) -> Starlette:
         got = await task(task_job(await _json(request), "hint"))
         return JSONResponse(got, status_code=400 if "error" in got else 200)
 
+    async def explain(request: Request) -> Response:
+        job = task_job(await _json(request), "explain")
+        # the trace stops itself before the task's process is killed, and says so (unknown)
+        job["limit"] = max(1.0, settings.task_time_limit - 5.0)
+        got = await task(job)
+        return JSONResponse(got, status_code=400 if "error" in got else 200)
+
     async def export(request: Request) -> Response:
         kind = request.path_params["kind"]
         if kind not in ("text", "non", *worker.EXPORTS):
@@ -300,6 +390,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
     async def on_missing(request: Request, exc: Exception) -> Response:
         return _error(str(exc).strip("'\""), 404)
 
+    async def on_task_failed(request: Request, exc: Exception) -> Response:
+        return _error(str(exc), getattr(exc, "status", 500))
+
     async def on_other(request: Request, exc: Exception) -> Response:
         return _error(f"internal error: {type(exc).__name__}: {exc}".splitlines()[0], 500)
 
@@ -315,6 +408,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         Route("/api/runs/{run_id}/events", events),
         Route("/api/parse", parse, methods=["POST"]),
         Route("/api/hint", hint, methods=["POST"]),
+        Route("/api/explain", explain, methods=["POST"]),
         Route("/api/export/{kind}", export, methods=["POST"]),
         Mount("/static", app=StaticFiles(packages=[("formulations.serve", "static")]),
               name="static"),
@@ -327,9 +421,18 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     app = Starlette(routes=routes, exception_handlers={
         RequestError: on_request_error, Busy: on_busy, LookupError: on_missing,
-        Exception: on_other}, lifespan=lifespan)
+        TaskFailed: on_task_failed, Exception: on_other}, lifespan=lifespan)
     app.state.settings, app.state.solves, app.state.tasks = settings, solves, tasks
     wrapped: Any = app
-    if settings.host in LOCAL_HOSTS - {"::1"}:  # no page elsewhere reaches it by a rebound name
-        wrapped = TrustedHostMiddleware(app, allowed_hosts=["127.0.0.1", "localhost"])
-    return BodyLimit(wrapped, settings.max_body_bytes)
+    if is_loopback(host_name(settings.host)):  # no page elsewhere reaches it by a rebound name
+        wrapped = HostCheck(app)
+    return BodyLimit(wrapped, settings.max_body_bytes, timeout=settings.body_timeout,
+                     drain=settings.drain_bytes)
+
+
+def stop_runs(app: Any) -> None:
+    """Kill every worker and end every run of the application (the server is stopping)."""
+    while not hasattr(app, "state") and hasattr(app, "app"):
+        app = app.app
+    app.state.solves.kill_all()
+    app.state.tasks.kill_all()

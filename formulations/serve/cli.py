@@ -34,6 +34,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-model-mb", type=float, default=d.max_model_mb, metavar="MB",
                    help=f"memory cap of a run's model, estimated before it is built (default "
                         f"{d.max_model_mb:g})")
+    p.add_argument("--request-timeout", type=float, default=d.header_timeout, metavar="S",
+                   help="a connection's time to send a request's head, and again its body; "
+                        f"past it: 408 and closed (default {d.header_timeout:g})")
+    p.add_argument("--keep-finished-mb", type=float, default=d.keep_finished_bytes / 2**20,
+                   metavar="MB", help="memory that finished runs kept for late readers may "
+                   f"hold, the oldest forgotten first (default {d.keep_finished_bytes / 2**20:g})")
     p.add_argument("--open", action="store_true", help="open the page in a web browser")
     return p
 
@@ -44,14 +50,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         import uvicorn
 
         from .app import create_app
+        from .serving import QuietServer, guarded_protocol
     except ImportError as exc:
         print(f"error: the web solver needs {exc.name}: pip install "
-              '"nonogram-formulations[web]"', file=sys.stderr)
+              '-e ".[web]"', file=sys.stderr)
         return 2
     for name, value in (("--max-running", args.max_running), ("--max-body-kb", args.max_body_kb)):
         if value < 1:
             print(f"error: {name} must be at least 1", file=sys.stderr)
             return 2
+    if not args.request_timeout > 0 or args.keep_finished_mb < 0:
+        print("error: need --request-timeout > 0 and --keep-finished-mb >= 0", file=sys.stderr)
+        return 2
     if args.max_queued < 0 or not 0 < args.time_limit <= args.max_time_limit:
         print("error: need --max-queued >= 0 and 0 < --time-limit <= --max-time-limit",
               file=sys.stderr)
@@ -59,7 +69,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = Settings(host=args.host, port=args.port, max_running=args.max_running,
                         max_queued=args.max_queued, time_limit=args.time_limit,
                         max_time_limit=args.max_time_limit,
-                        max_body_bytes=args.max_body_kb * 1024, max_model_mb=args.max_model_mb)
+                        max_body_bytes=args.max_body_kb * 1024, max_model_mb=args.max_model_mb,
+                        header_timeout=args.request_timeout, body_timeout=args.request_timeout,
+                        keep_finished_bytes=int(args.keep_finished_mb * 2**20))
     try:
         sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -72,12 +84,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"
-    config = uvicorn.Config(create_app(settings), log_level="warning", access_log=False,
-                            timeout_graceful_shutdown=3)
-    server = uvicorn.Server(config)
+    app = create_app(settings)
+    config = uvicorn.Config(app, log_level="warning", access_log=False,
+                            http=guarded_protocol(settings.header_timeout),
+                            timeout_graceful_shutdown=STOP_GRACE_S)  # type: ignore[arg-type]  # uvicorn says int; asyncio.wait_for takes a float
+    server = QuietServer(config, app)
     print(f"nonogram web solver: {url}  (Ctrl-C stops it)", flush=True)
     if args.open:
         import webbrowser
         webbrowser.open(url)
     server.run(sockets=[sock])
+    print(f"nonogram web solver stopped ({server.stopped_by or 'done'})", flush=True)
     return 0
+
+
+STOP_GRACE_S = 1.0
+"""After Ctrl-C or SIGTERM every worker is killed at once and every waiting request answered
+503; connections still open this long after are closed (the stop stays under 2 s)."""

@@ -86,9 +86,19 @@ def puzzle_text(body: dict[str, Any]) -> str:
         raise RequestError('"puzzle" must be the puzzle\'s text (a string)')
     if "\x00" in text:
         raise RequestError("the puzzle is binary data, not text (it holds NUL bytes)")
+    check_text(text, "the puzzle")
     if not text.strip():
         raise RequestError("the puzzle is empty")
     return text
+
+
+def check_text(text: str, what: str) -> None:
+    """Refuse a string JSON can carry but no file can hold: a lone surrogate (``\\ud800``)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise RequestError(f"{what} is not text: character {exc.start + 1} is a lone "
+                           f"surrogate (U+{ord(text[exc.start]):04X})") from None
 
 
 def time_limit(value: Any, settings: Settings) -> float:

@@ -56,11 +56,41 @@ class _Sender:
 
 
 def _own_group() -> None:
-    """A process group of its own, so that the server's kill reaches the solver's children too."""
+    """A process group of its own, so that the server's kill reaches the solver's children too,
+    and SIGKILL when its parent (the forkserver, which ends with the server) dies: a server
+    killed outright (SIGKILL) leaves no worker running."""
     try:
         os.setsid()
     except OSError:
         pass
+    _drop_forkserver_sentinel()
+    from formulations.runtime.workers import die_with_parent
+    parent = os.getppid()
+    die_with_parent()
+    if os.getppid() != parent:  # the parent died before the request was made
+        os._exit(1)
+
+
+def _drop_forkserver_sentinel() -> None:
+    """Close the forkserver's 'server alive' pipe end that every forkserver child inherits: the
+    forkserver ends when the server does only once no process holds it, and a worker that held it
+    kept its forkserver (and so itself) alive after the server was killed."""
+    try:
+        from multiprocessing import forkserver
+        fd = forkserver._forkserver._forkserver_alive_fd  # type: ignore[attr-defined]  # private
+        if fd is not None:
+            forkserver._forkserver._forkserver_alive_fd = None  # type: ignore[attr-defined]  # private, not in typeshed
+            os.close(fd)
+    except (ImportError, AttributeError, OSError):
+        pass
+
+
+def _failed(send: _Sender, exc: BaseException) -> None:
+    """The worker's last message when it fails outside the solve's own error handling: the
+    exception's type and first line, never a traceback."""
+    text = f"{type(exc).__name__}: {exc}".splitlines()[0][:500] if str(exc) else \
+        type(exc).__name__
+    send({"type": "failed", "message": f"the worker failed: {text}"})
 
 
 def puzzle_info(puzzle: Puzzle, goal: Any = None) -> dict[str, Any]:
@@ -144,6 +174,7 @@ class _LogStream(io.TextIOBase):
     burst is kept)."""
 
     def __init__(self, send: _Sender):
+        self.held: str | None  # a log line not yet sent (rate limit)
         self.send, self.buf, self.last, self.held = send, "", 0.0, None
         self.lines: list[str] = []
 
@@ -217,6 +248,13 @@ def run_solve(conn: Any, job: dict[str, Any]) -> None:
     object. A sampler samples until a verified grid or the time limit (``until_solved``)."""
     _own_group()
     send = _Sender(conn)
+    try:
+        _solve(send, job)
+    except Exception as exc:  # noqa: BLE001 - the server reports it, one line
+        _failed(send, exc)
+
+
+def _solve(send: _Sender, job: dict[str, Any]) -> None:
     started = time.perf_counter()
     send({"type": "started", "pid": os.getpid()})
     puzzle = None
@@ -300,8 +338,8 @@ def task_hint(job: dict[str, Any]) -> dict[str, Any]:
         lid = idx if kind == "row" else puzzle.height + idx
         return {"hint": {**line_name(puzzle, lid), "cells": [list(c) for c in steps[0].fixed]}}
     if not ok:
-        lid = contradicting_line(eng, state)
-        return {"contradiction": line_name(puzzle, lid) if lid is not None else None}
+        bad = contradicting_line(eng, state)
+        return {"contradiction": line_name(puzzle, bad) if bad is not None else None}
     if eng.is_complete(state):
         return {"done": True}
     return {"stuck": True}
@@ -361,20 +399,40 @@ def run_task(conn: Any, job: dict[str, Any]) -> None:
 
 
 def task_backends(job: dict[str, Any]) -> dict[str, Any]:
-    """The registry's backends, each with whether it is installed here (imports the solvers: done
-    once, in a worker, so that the server itself stays small)."""
-    from formulations.backends import all_backends
+    """The registry's backends, each with whether it is installed here and, when it is not, the
+    command that installs it (imports the solvers: done once, in a worker, so that the server
+    itself stays small). A backend whose module does not even import is listed as not
+    installed with its hint, never an error for the whole list."""
+    from formulations.backends import get_backend, names
+    from formulations.backends.base import missing_module_hint
     out = []
-    for b in all_backends():
+    for name in names():
+        try:
+            b = get_backend(name)
+        except Exception as exc:  # noqa: BLE001 - one backend's import, not the list
+            out.append({"name": name, "description": "", "available": False,
+                        "install_hint": missing_module_hint(getattr(exc, "name", None)),
+                        "supports_unique": False, "options": [], "uses_model": True,
+                        "sampler": False})
+            continue
         try:
             ok = b.available()
         except Exception:  # noqa: BLE001
             ok = False
         out.append({"name": b.name, "description": b.description, "available": ok,
-                    "install_hint": b.install_hint, "supports_unique": b.supports_unique,
+                    "install_hint": b.install_hint,
+                    "supports_unique": b.supports_unique,
                     "options": sorted(b.options), "uses_model": b.uses_model,
                     "sampler": "until_solved" in b.options})
     return {"backends": out}
 
 
 TASKS["backends"] = task_backends
+
+
+def _explain_task(job: dict[str, Any]) -> dict[str, Any]:
+    from .explain_task import task_explain
+    return task_explain(job)
+
+
+TASKS["explain"] = _explain_task

@@ -23,7 +23,7 @@ import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -53,7 +53,7 @@ TEXT_RGB = (20, 20, 20)
 class Frame:
     """One picture: the partial grid (a numpy array, -1 undecided), the line to outline, the
     guessed cell to outline, and the caption's two lines."""
-    grid: np.ndarray
+    grid: np.ndarray | Grid  # rendered through np.asarray
     line: tuple[str, int] | None
     guess: tuple[int, int] | None
     caption: str
@@ -243,6 +243,7 @@ def _palette_image(puzzle: Puzzle):
     colours and a grey ramp for the caption's anti-aliased text."""
     from PIL import Image
 
+    cols: set[tuple[int, ...]]  # RGB
     cols = {rgb(puzzle, k) for k, _, _ in puzzle.palette} | {rgb(puzzle, k) for k in puzzle.colours}
     cols |= {UNKNOWN_RGB, UNKNOWN_DARK, GRID_RGB, GRID5_RGB, LINE_RGB, GUESS_RGB, BACK_RGB,
              TEXT_RGB, (120, 120, 120), (90, 90, 90), (0, 0, 0), (255, 255, 255)}
@@ -274,7 +275,7 @@ def animate(puzzle: Puzzle, path: str | Path | None = None, *, trace: Replay | N
     fs = frames(puzzle, trace, max_frames=budget, final=final, final_caption=final_caption)
     images = [render(puzzle, f, max_px=max_px, title=title) for f in fs]
     suffix = Path(path).suffix.lower() if path is not None else ".gif"
-    if suffix == ".html":
+    if suffix == ".html" and path is not None:  # a suffix other than .gif comes from a path
         Path(path).write_text(_html(puzzle, images, _durations(fs), title), encoding="utf-8")
         return Path(path)
     if suffix != ".gif":
@@ -362,7 +363,7 @@ def check_path(path: str | Path) -> None:
         import PIL  # noqa: F401
     except ImportError:
         raise ImportError('an animation needs Pillow: pip install '
-                          '"nonogram-formulations[notebooks]" (or: pip install pillow)') from None
+                          '-e ".[notebooks]" (or: pip install pillow)') from None
 
 
 def write_replay(puzzle: Puzzle, path: str | Path, *, backend: str = "lines",

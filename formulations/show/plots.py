@@ -8,8 +8,9 @@ import json
 import math
 import statistics
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 Row = Mapping[str, Any]
 _MARKERS = "osD^v<>pPX*h"
@@ -20,7 +21,7 @@ def figure(width: float = 6.4, height: float = 4.2, **kw):
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        raise ImportError('plots need matplotlib: pip install "nonogram-formulations[notebooks]" '
+        raise ImportError('plots need matplotlib: pip install -e ".[notebooks]" '
                           "(or: pip install matplotlib)") from None
     return Figure(figsize=(width, height), layout="constrained", **kw)
 

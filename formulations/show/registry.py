@@ -4,7 +4,7 @@ so that a committed notebook output can be compared with what the code gives now
 (tests/test_notebooks.py) instead of drifting from it."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def registry_rows(names: Sequence[str] | None = None) -> list[dict[str, str]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import random
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..puzzle import Grid, line_runs
 

@@ -29,7 +29,7 @@ class Stopwatch:
     threads or processes is counted in wall time (the caller blocks on it, which is no wait for
     a CPU). ``sw.wall`` keeps the plain wall time for messages."""
 
-    def __enter__(self) -> "Stopwatch":
+    def __enter__(self) -> Stopwatch:
         self._t0, self._w0 = time.perf_counter(), _waited_s()
         return self
 

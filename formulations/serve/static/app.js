@@ -327,7 +327,7 @@ function boardView() {
     return { cells: run.first, marks, line: run.badLine };
   }
   if (run && run.badLine) return { cells: state.hintKnown, line: run.badLine, dots: true };
-  return { cells: state.hintKnown, line: state.hintLine, dots: true };
+  return { cells: state.hintKnown, line: state.hintLine, dots: true, marks: state.boardMarks };  // explain.js outlines a step's cells
 }
 
 function renderBoard() {
@@ -444,13 +444,17 @@ function resetHints() {
   const p = state.puzzle; state.hintLine = null; state.boardMarks = null; state.boardOther = null;
   state.hintText = state.text; state.hintSeq = (state.hintSeq || 0) + 1;
   state.hintKnown = p ? Array.from({ length: p.height }, () => new Array(p.width).fill(-1)) : null;
+  if (typeof Explain !== "undefined") Explain.reset();
   note("");
 }
 
 // Clicks queue: each hint starts from the cells the one before it decided, so three clicks are
 // three steps; an answer for a puzzle (or a reset) that has changed since is dropped.
 let hints = Promise.resolve();
-function hint() { hints = hints.then(nextHint, nextHint); return hints; }
+function hint() {
+  const next = (typeof Explain !== "undefined" && Explain.nextHint) || nextHint;  // explain.js: the trace's next step
+  hints = hints.then(next, next); return hints;
+}
 
 async function nextHint() {
   if (state.mode === "draw") switchTab("clues");
