@@ -67,8 +67,8 @@ def read_selected(path: str | Path, key: str, max_bytes: int | None = MAX_INPUT_
     data = read_bytes(path, max_bytes)
     if looks_tournament_bytes(data):  # a tournament set: by the puzzle's id
         text = decode_text(data, str(path))
-        found = guard(lambda: parse_tournament(text, only=key.lstrip("$")), str(path))[0][0]
-        return found.name, found
+        one = guard(lambda: parse_tournament(text, only=key.lstrip("$")), str(path))[0][0]
+        return one.name, one
     all_ = read_puzzles(path, max_bytes)
     if not key.isdigit() or int(key) >= len(all_):
         raise PuzzleError(f"no puzzle number {key!r} (file holds {len(all_)})", path=str(path))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import gzip
 import re
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..puzzle import Grid, Puzzle, PuzzleError
 from .common import (MAX_INPUT_BYTES, Parsed, black_clue, build, decode_text, read_bytes,
@@ -43,7 +43,9 @@ def _blocks(lines: list[str]) -> Iterator[tuple[str, int, list[tuple[int, str]]]
     start = next((i for i, x in enumerate(lines) if x.strip()), len(lines))
     if start == len(lines):
         raise PuzzleError("file holds no puzzle")
-    head, body, seen = None, [], set()
+    head: tuple[str, int] | None = None
+    body: list[tuple[int, str]] = []
+    seen: set[str] = set()
     for i in range(start, len(lines)):
         m = _ID.fullmatch(lines[i].lstrip("\ufeff"))
         if m:

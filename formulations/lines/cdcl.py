@@ -27,7 +27,7 @@ import signal
 import threading
 import time
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..runtime.clock import OutOfTime
 from ..puzzle import Grid
@@ -80,7 +80,7 @@ def residual_cnf(eng, state: Sequence[int]) -> Residual | None:
             return None
         starts = [[p for p in range(n) if v >> p & 1] for v in found]
         svar: list[dict[int, int]] = []
-        for k, ps in enumerate(starts):
+        for ps in starts:
             d = {}
             for p in ps:
                 top += 1
