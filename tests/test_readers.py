@@ -248,7 +248,7 @@ def test_read_goal_and_file_dispatch(tmp_path):
 
 def test_formats_listed():
     assert {"txt", "non", "xml", "nin", "janko", "dejoue", "keen", "pynogram", "nonogrid",
-            "jcross", "nonograms_org"} == set(FORMATS)
+            "jcross", "nonograms_org", "tournament"} == set(FORMATS)
 
 
 # ----------------------------------------------------------------------------- round trips

@@ -21,6 +21,7 @@ from .janko import janko_entry, load_janko
 from .non import parse_non
 from .nonograms_org import looks_like_nonograms_org, parse_nonograms_org
 from .pynogram import ini_variant, parse_nonogrid, parse_pynogram
+from .tournament import looks_tournament_text, parse_tournament
 from .text import (looks_nin, parse_dejoue, parse_jcross, parse_keen, parse_nin, parse_text,
                    text_variant)
 from .webpbn import parse_xml
@@ -178,3 +179,6 @@ register(Format("keen", "Kyle Keen / gramcracker text", (".txt",), _one(parse_ke
                 family=TEXT_FAMILY))
 register(Format("jcross", "SPOJ JCROSS input (several puzzles)", (".txt",),
                 lambda text, where: parse_jcross(text), family=TEXT_FAMILY, multi=True))
+register(Format("tournament", "the TAAI / TCGA / ICGA tournament sets (many puzzles, by id)",
+                (".txt",), lambda text, where: parse_tournament(text),
+                sniff=looks_tournament_text, family=TEXT_FAMILY, multi=True))

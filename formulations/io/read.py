@@ -4,7 +4,8 @@ The formats are the registry's (:mod:`.formats`: name, extensions, content test,
 writer), each parser in its own module of this package: ``txt`` (ours), ``dejoue``, ``keen``,
 ``nin`` and ``jcross`` (:mod:`.text`), ``non`` (:mod:`.non`), ``xml`` (:mod:`.webpbn`),
 ``janko`` (:mod:`.janko`), ``pynogram`` / ``nonogrid`` (:mod:`.pynogram`), ``nonograms_org``
-(:mod:`.nonograms_org`).
+(:mod:`.nonograms_org`), ``tournament`` (:mod:`.tournament`: the TAAI / TCGA / ICGA sets,
+``FILE::N`` by the puzzle's id).
 
 Every failure is one :class:`PuzzleError` line naming the file and, where it applies, the line.
 """
@@ -16,6 +17,7 @@ from ..puzzle import Grid, Puzzle, PuzzleError
 from . import formats as registry
 from .common import MAX_INPUT_BYTES, decode_text, guard, read_bytes
 from .janko import iter_janko
+from .tournament import looks_tournament_bytes, parse_tournament
 
 FORMATS: tuple[str, ...] = registry.names()
 """Format names accepted as ``fmt`` by :func:`parse_puzzle` (the registry's, at import)."""
@@ -53,8 +55,8 @@ def read_puzzles(path: str | Path, max_bytes: int | None = MAX_INPUT_BYTES) -> l
 
 def read_selected(path: str | Path, key: str, max_bytes: int | None = MAX_INPUT_BYTES,
                   ) -> tuple[str, Puzzle]:
-    """One puzzle of a multi-puzzle file, ``(name, puzzle)``: by key in a janko JSON file, else
-    the ``key``-th (from 0) of the file's puzzles."""
+    """One puzzle of a multi-puzzle file, ``(name, puzzle)``: by key in a janko JSON file, by
+    id in a tournament set, else the ``key``-th (from 0) of the file's puzzles."""
     path = Path(path)
     owner = registry.get_format(registry.by_extension(path.suffix) or "")
     if owner is not None and owner.keyed:
@@ -62,6 +64,11 @@ def read_selected(path: str | Path, key: str, max_bytes: int | None = MAX_INPUT_
         if not found:
             raise PuzzleError(f"no puzzle with key {key!r}", path=str(path))
         return key, found[0]
+    data = read_bytes(path, max_bytes)
+    if looks_tournament_bytes(data):  # a tournament set: by the puzzle's id
+        text = decode_text(data, str(path))
+        one = guard(lambda: parse_tournament(text, only=key.lstrip("$")), str(path))[0][0]
+        return one.name, one
     all_ = read_puzzles(path, max_bytes)
     if not key.isdigit() or int(key) >= len(all_):
         raise PuzzleError(f"no puzzle number {key!r} (file holds {len(all_)})", path=str(path))
@@ -144,4 +151,6 @@ def _pick_one(items: list[tuple[Puzzle, Grid | None]], where: str | None) -> str
     owner = registry.get_format(registry.by_extension(Path(file).suffix) or "")
     if owner is not None and owner.keyed and items[0][0].name:
         return f"name one by its key, e.g. {file}::{items[0][0].name}"
+    if items[0][0].name.startswith("$"):  # a tournament set: by the puzzle's id
+        return f"name one by its id, e.g. {file}::{items[0][0].name[1:]}"
     return f"name one by its number, {file}::0 to {file}::{len(items) - 1}"

@@ -14,13 +14,17 @@ from .colours import distinct_rgb, name_rgb
 from .common import (CLUEISH, DEFAULT_PALETTE, INT, Parsed, black_clue, build, check_lengths,
                      plain_clue, split_lines, split_tokens, strip_comment)
 from .pynogram import INI_SECTION, ini_variant
+from .tournament import looks_tournament
 
 
 def text_variant(lines: list[str]) -> str:
-    """Tell the text formats apart: a ``[clues]``/``[colors]`` section line means pynogram (or
+    """Tell the text formats apart: a first line ``$N`` is a tournament set; a
+    ``[clues]``/``[colors]`` section line means pynogram (or
     nonogrid TOML); brackets or GRID mean dejoue; a COLUMNS line means ours; two
     blank-separated blocks of numbers are Kyle Keen's; exactly the JCROSS layout is jcross.
     Anything else is read as ours, whose parser then says what is wrong."""
+    if looks_tournament(lines):
+        return "tournament"
     if any(INI_SECTION.fullmatch(x) for x in lines):
         return ini_variant("\n".join(lines)) or "pynogram"
     content = [strip_comment(x) for x in lines]

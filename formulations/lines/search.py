@@ -57,6 +57,14 @@ conflict minus the probe itself, as in conflict-directed backjumping.
 
 The search is complete: it proves infeasibility and, asked for two solutions, uniqueness (the
 same depth-first search goes on after the first solution, as pbnsolve's ``-u`` does).
+
+``cdcl_after=N`` (black-and-white puzzles; :data:`CDCL_AFTER` by default, None: never): when
+the depth-first search has made ``N`` nodes without settling the question, the rest is handed to
+a clause-learning SAT solver (:mod:`.cdcl`) on the root's propagated state, with the solutions
+found so far excluded: it finds the remaining ones up to ``max_solutions`` or proves there are
+none, as the search would have. Puzzles the search settles within ``N`` nodes are solved exactly
+as without it (same nodes, same grids); random puzzles (the tournament sets), where the search
+can take seconds, take milliseconds to a second this way.
 """
 from __future__ import annotations
 
@@ -78,6 +86,7 @@ DEFAULT_GUESS = "hybrid"
 PLOD_LENGTH = 40      # branches between two looks at how well probing pays
 SPRINT_RATE = 0.12    # share of probe sequences ending in a branch from which probing stops paying
 SPRINT_LENGTH = 4000  # branches guessed without probing in one sprint
+CDCL_AFTER = 50     # search nodes before the rest goes to the CDCL solver (cdcl_after)
 HYBRID_CANDIDATES = 6  # cells the hybrid rule takes from the probability rule and probes
 CELLS_PER_CLOCK_READ = 4096  # open cells scored between two reads of the clock (~5 ms here)
 
@@ -100,6 +109,7 @@ class SearchResult:
     sprints: int = 0
     backjumps: int = 0          # second children skipped by backjumping
     reused: int = 0             # probes answered by an earlier probe's state unchanged
+    cdcl: bool = False          # the CDCL fallback settled the rest (cdcl_after)
 
     def info(self) -> dict:
         """Counters for a result record."""
@@ -108,11 +118,15 @@ class SearchResult:
                 "exhausted": self.exhausted, "timed_out": self.timed_out,
                 "failed_literals": self.failed_literals, "probe_sequences": self.sequences,
                 "guesses": self.guesses, "sprints": self.sprints, "backjumps": self.backjumps,
-                "probes_reused": self.reused}
+                "probes_reused": self.reused, "cdcl": self.cdcl}
 
 
 class _Enough(Exception):
     pass
+
+
+class _Budget(Exception):
+    """The search made ``cdcl_after`` nodes: the rest goes to the CDCL solver."""
 
 
 _NARROWED, _BRANCH = "narrowed", "branch"  # what a probe sequence ended with
@@ -122,8 +136,9 @@ class _Search:
     """The depth-first search of one solve (see the module docstring)."""
 
     def __init__(self, eng: Engine, max_solutions: int, clock: Deadline, guess: str,
-                 probing: bool, sprints: bool, backjump: bool):
+                 probing: bool, sprints: bool, backjump: bool, cdcl_after: int | None = None):
         self.eng = eng
+        self.cdcl_after = cdcl_after
         self.solutions: dict[Grid, None] = {}
         self.max_solutions = max_solutions
         self.end = clock.end
@@ -208,6 +223,8 @@ class _Search:
         eng = self.eng
         h = eng.h
         self.tick()
+        if self.cdcl_after is not None and self.nodes >= self.cdcl_after:
+            raise _Budget
         self.nodes += 1
         if depth > self.max_depth:
             self.max_depth = depth
@@ -652,28 +669,32 @@ def placement_shares(spec, masks) -> list[list[float]]:
 def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1,
                 time_limit: Deadline | float | None = None, probing: bool = True,
                 guess: str = DEFAULT_GUESS, sprints: bool = False,
-                backjump: bool = False) -> SearchResult:
+                backjump: bool = False, cdcl_after: int | None = CDCL_AFTER) -> SearchResult:
     """Find up to ``max_solutions`` distinct solutions by line solving, probing and search.
 
     ``exhausted`` in the result means the search proved there are no others (so with
     ``max_solutions=2`` and one solution found, that solution is unique; with none found, the
     puzzle is infeasible). On the time limit the solutions found so far are returned.
-    ``guess`` is one of :data:`GUESS_RULES`; ``probing``, ``sprints`` and ``backjump`` as in
-    the module docstring.
+    ``guess`` is one of :data:`GUESS_RULES`; ``probing``, ``sprints``, ``backjump`` and
+    ``cdcl_after`` as in the module docstring.
     """
     if guess not in GUESS_RULES:
         raise ValueError(f"unknown guess rule {guess!r}, choose from {', '.join(GUESS_RULES)}")
     t0 = time.perf_counter()
     clock = Deadline.of(time_limit)
     eng = Engine(puzzle)
-    search = _Search(eng, max(1, max_solutions), clock, guess, probing, sprints, backjump)
+    if cdcl_after is not None and (eng.C != 2 or cdcl_after < 0):
+        cdcl_after = None  # the CDCL encoding is black-and-white only
+    search = _Search(eng, max(1, max_solutions), clock, guess, probing, sprints, backjump,
+                     cdcl_after)
+    used_cdcl = False
 
     def result(status: Status, exhausted: bool, timed_out: bool, root_unknown: int):
         s = search
         return SearchResult(status, tuple(s.solutions), exhausted, s.nodes, s.probes,
                             eng.line_solves, s.max_depth, root_unknown,
                             time.perf_counter() - t0, timed_out, s.failed, s.sequences,
-                            s.guesses, s.nsprints, s.jumps, s.reused)
+                            s.guesses, s.nsprints, s.jumps, s.reused, used_cdcl)
 
     root = eng.initial_state()
     eng.deadline = clock if clock.end is not None else None
@@ -685,10 +706,22 @@ def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1,
         return result(Status.INFEASIBLE, True, False, 0)
     root_unknown = eng.unknown_count(root)
     timed_out = False
+    start = root.copy() if cdcl_after is not None else root  # the search narrows root in place
     try:
         exhausted = search.run(root)
     except OutOfTime:
         exhausted, timed_out = False, True
+    except _Budget:
+        from .cdcl import solve_residual
+        used_cdcl = True
+        try:
+            got = solve_residual(eng, start, list(search.solutions), search.max_solutions,
+                                 clock.end)
+            for g in got.solutions:
+                search.solutions.setdefault(g, None)
+            exhausted = got.exhausted
+        except OutOfTime:
+            exhausted, timed_out = False, True
     finally:
         eng.deadline = None
     if search.solutions:

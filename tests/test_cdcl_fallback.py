@@ -1,0 +1,188 @@
+"""The line search's CDCL fallback (``cdcl_after``): the residual CNF has exactly the puzzle's
+solutions, and the search with the fallback reaches the verdicts the search alone reaches, with
+grids the checker accepts (the same grids whenever the search settles within the budget)."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from formulations.lines import Engine, solve_lines
+from formulations.lines.cdcl import probe_clauses, residual_cnf, solve_residual
+from formulations.puzzle import check_grid
+from formulations.results import Status
+from test_linesolver import brute_solutions, check_search, random_puzzle, shuffled_rows
+
+
+def test_residual_cnf_has_exactly_the_solutions_of_small_puzzles():
+    rng = random.Random(7)
+    kinds = set()
+    for t in range(60):
+        p = random_puzzle(rng, rng.randint(2, 5), rng.randint(2, 4))
+        if t % 3 == 0:
+            p = shuffled_rows(rng, p)
+        sols = brute_solutions(p)
+        eng = Engine(p)
+        state = eng.initial_state()
+        if not eng.propagate(state, eng.initial_lines()):
+            assert not sols
+            kinds.add(0)
+            continue
+        got = solve_residual(eng, state, [], 10_000, None)
+        assert got.exhausted and set(got.solutions) == sols
+        assert all(check_grid(p, g) == [] for g in got.solutions)
+        kinds.add(min(len(sols), 2))
+    assert kinds == {0, 1, 2}
+
+
+def test_known_solutions_are_excluded_and_the_rest_found():
+    rng = random.Random(8)
+    for _ in range(30):
+        p = random_puzzle(rng, 4, 4, density=0.5)
+        sols = sorted(brute_solutions(p))
+        if len(sols) < 2:
+            continue
+        eng = Engine(p)
+        state = eng.initial_state()
+        assert eng.propagate(state, eng.initial_lines())
+        got = solve_residual(eng, state, sols[:1], len(sols) + 1, None)
+        assert got.exhausted and set(got.solutions) == set(sols[1:])
+
+
+def test_probe_clauses_hold_in_every_solution():
+    rng = random.Random(9)
+    for _ in range(30):
+        p = random_puzzle(rng, 5, 5)
+        eng = Engine(p)
+        state = eng.initial_state()
+        if not eng.propagate(state, eng.initial_lines()):
+            continue
+        clauses = probe_clauses(eng, state)
+        for g in brute_solutions(p):
+            true = {i * p.width + j + 1 if v else -(i * p.width + j + 1)
+                    for i, row in enumerate(g) for j, v in enumerate(row)}
+            assert clauses is not None
+            assert all(any(lit in true for lit in c) for c in clauses)
+        if residual_cnf(eng, state) is None:
+            assert not brute_solutions(p)
+
+
+@pytest.mark.parametrize("max_solutions", [1, 2])
+def test_search_with_cdcl_at_once_matches_brute_force(max_solutions):
+    rng = random.Random(10 + max_solutions)
+    for t in range(50):
+        p = random_puzzle(rng, rng.randint(2, 5), rng.randint(2, 4))
+        if t % 4 == 0:
+            p = shuffled_rows(rng, p)
+        sols = brute_solutions(p)
+        r = solve_lines(p, max_solutions=max_solutions, cdcl_after=0)
+        if max_solutions == 2:
+            check_search(p, sols, r)
+        else:
+            assert set(r.solutions) <= sols and (r.status is Status.SOLVED) == bool(sols)
+
+
+def test_the_fallback_agrees_with_the_search_on_larger_random_puzzles():
+    # too large for brute force: every solution of each puzzle, by the search alone and with
+    # the CDCL solver after 0, 1 and 5 nodes
+    rng = random.Random(12)
+    for t in range(10):
+        p = random_puzzle(rng, 9, 9, density=0.45 + 0.02 * (t % 5))
+        ref = solve_lines(p, max_solutions=50, cdcl_after=None)
+        assert ref.exhausted
+        for after in (0, 1, 5):
+            r = solve_lines(p, max_solutions=50, cdcl_after=after)
+            assert r.exhausted and set(r.solutions) == set(ref.solutions), (t, after)
+
+
+def test_colour_puzzles_never_take_the_fallback():
+    rng = random.Random(13)
+    p = random_puzzle(rng, 5, 5, ncol=2)
+    r = solve_lines(p, max_solutions=2, cdcl_after=0)
+    assert not r.cdcl
+
+
+def test_a_time_limit_ends_the_fallback_with_unknown(corpus_dir):
+    from formulations.io.tournament import iter_tournament
+
+    path = corpus_dir / "taai-tcga-icga-tournament" / "question" / "taai2011.txt"
+    if not path.is_file():
+        pytest.skip("no tournament sets in the corpus")
+    p = dict(iter_tournament(path))["601"]  # one the search alone needs seconds for
+    r = solve_lines(p, max_solutions=2, cdcl_after=0, time_limit=0.01)
+    assert r.status is Status.UNKNOWN and r.timed_out and not r.exhausted
+
+
+SURVEY = ("webpbn-survey-non", "*.non")
+MINIZINC = ("minizinc-benchmarks-nonogram/converted-non", "*.non")
+
+
+@pytest.mark.parametrize("where", [SURVEY, MINIZINC], ids=["survey", "minizinc"])
+def test_corpus_verdicts_and_grids_unchanged(corpus_dir, where):
+    """Differential, on the corpus sets of ``bench/pbnsolve_bench.py``: uniqueness decided with
+    the fallback (default budget, and at once) as by the search alone, the same grid when the
+    puzzle is unique, every grid checked; runs that time out on either side are not compared."""
+    from formulations.io import read_puzzle
+
+    files = sorted((corpus_dir / where[0]).glob(where[1]))
+    if not files:
+        pytest.skip(f"no {where[0]} in the corpus")
+    compared = 0
+    for f in files:
+        p = read_puzzle(f)
+        if any(b.colour != 1 for clue in p.rows + p.columns for b in clue):
+            continue
+        ref = solve_lines(p, max_solutions=2, cdcl_after=None, time_limit=5)
+        if ref.timed_out:
+            continue
+        for after in (None, 0):
+            kw = {} if after is None else {"cdcl_after": after}
+            r = solve_lines(p, max_solutions=2, time_limit=20, **kw)
+            if r.timed_out:
+                continue
+            assert (r.status, r.exhausted, len(r.solutions)) == (
+                ref.status, ref.exhausted, len(ref.solutions)), f.name
+            assert all(check_grid(p, g) == [] for g in r.solutions), f.name
+            if len(ref.solutions) == 1:
+                assert r.solutions == ref.solutions, f.name
+            elif after is None and not r.cdcl:  # the search settled within the budget
+                assert r.solutions == ref.solutions, f.name
+            compared += 1
+    assert compared >= 10
+
+
+def _default_sigint() -> None:
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # a background pytest passes SIGINT ignored
+
+
+def test_ctrl_c_during_the_cdcl_phase_exits_130(corpus_dir):
+    # taai2011 #591: 50 search nodes (a fraction of a second), then seconds of Glucose; with
+    # pysat's own SIGINT handler (solve_limited without expect_interrupt) a Ctrl-C there crashed
+    # the process (SIGSEGV, 2 of 2 runs here)
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    path = corpus_dir / "taai-tcga-icga-tournament" / "question" / "taai2011.txt"
+    if not path.is_file():
+        pytest.skip("no tournament sets in the corpus")
+    proc = subprocess.Popen([sys.executable, "-m", "formulations.solve", f"{path}::591",
+                             "--backend", "lines", "--json"],
+                            cwd=Path(__file__).resolve().parents[1], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
+    try:
+        time.sleep(5)
+        if proc.poll() is not None:
+            pytest.skip("the run ended before it could be interrupted (a fast machine)")
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130 and json.loads(out)["status"] == "interrupted", err
+    assert "Traceback" not in err
