@@ -186,3 +186,28 @@ def test_ctrl_c_during_the_cdcl_phase_exits_130(corpus_dir):
             proc.communicate()
     assert proc.returncode == 130 and json.loads(out)["status"] == "interrupted", err
     assert "Traceback" not in err
+
+
+def test_without_python_sat_the_search_goes_on_alone(tmp_path):
+    # the fallback is an acceleration: a base install (no sat extra) still decides every puzzle
+    import subprocess
+    import sys
+
+    (tmp_path / "pysat.py").write_text("raise ImportError('blocked for the test')\n")
+    code = ("import random\n"
+            "from test_linesolver import random_puzzle\n"
+            "from formulations.lines import solve_lines\n"
+            "from formulations.puzzle import check_grid\n"
+            "rng = random.Random(12)\n"
+            "for t in range(5):\n"
+            "    p = random_puzzle(rng, 9, 9, density=0.45)\n"
+            "    r = solve_lines(p, max_solutions=50, cdcl_after=0)\n"
+            "    assert r.exhausted and not r.cdcl, t\n"
+            "    assert all(check_grid(p, g) == [] for g in r.solutions)\n"
+            "print('ok')\n")
+    from helpers import ROOT
+    env = {"PYTHONPATH": f"{tmp_path}:{ROOT / 'tests'}:{ROOT}"}
+    import os
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                       env={**os.environ, **env}, timeout=120)
+    assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr

@@ -68,6 +68,7 @@ can take seconds, take milliseconds to a second this way.
 """
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from dataclasses import dataclass
@@ -224,7 +225,9 @@ class _Search:
         h = eng.h
         self.tick()
         if self.cdcl_after is not None and self.nodes >= self.cdcl_after:
-            raise _Budget
+            if _has_sat_solver():
+                raise _Budget
+            self.cdcl_after = None  # python-sat is not installed: the search goes on alone
         self.nodes += 1
         if depth > self.max_depth:
             self.max_depth = depth
@@ -664,6 +667,18 @@ def placement_shares(spec, masks) -> list[list[float]]:
     for p in range(n):
         out[p] = (total - coloured[p]) / total
     return shares
+
+
+@functools.lru_cache(maxsize=1)
+def _has_sat_solver() -> bool:
+    """python-sat is there for the CDCL fallback (the ``sat`` extra; without it the search goes
+    on alone). Asked only when a search reaches ``cdcl_after`` nodes: easy puzzles never pay
+    the import."""
+    try:
+        import pysat.solvers  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1,
