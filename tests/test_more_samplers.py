@@ -143,7 +143,7 @@ def test_a_missing_hybrid_names_its_extra(monkeypatch):
     monkeypatch.delitem(sys.modules, "hybrid", raising=False)
     b = backends.get_backend("pt")
     assert not b.available()
-    with pytest.raises(BackendError, match=r"nonogram-formulations\[hybrid\]"):
+    with pytest.raises(BackendError, match=r"pip install -e \"\.\[hybrid\]\""):
         b.check_available()
 
 

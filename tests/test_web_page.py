@@ -181,11 +181,17 @@ def test_the_chosen_cards_grid_is_on_the_board_with_its_differences(page, server
     page.wait_for_function("() => document.querySelector('#board-note').textContent.includes('second solution')")
     second = [[c[0] for c in row] for row in board_cells(page)]
     assert second in sols and second != drawn
-    # Hint goes back to the cells the hints decide: no card is on the board any more
+    # Hint goes back to the cells the hints decide: no card is on the board any more, and the
+    # cells marked are the hint's step's (the explanation's first step), not the differences
     page.click("#hint")
     page.wait_for_function("() => !document.querySelector('.run.selected')")
-    page.wait_for_selector("#board-note.hint")  # this 4x4 of swappable corners: "stuck"
-    assert not [c for row in board_cells(page) for c in row if "m" in c]
+    page.wait_for_selector("#board-note.hint")  # this 4x4 of swappable corners: a guess
+    trace = httpx.post(f"{server.url}/api/explain", json={"puzzle": text, "name": "clues.txt"},
+                       timeout=60).json()["explanation"]
+    step = {(i, j) for i, j, _ in trace["steps"][0]["cells"]}
+    marked = {(i, j) for i, row in enumerate(board_cells(page)) for j, c in enumerate(row)
+              if "m" in c}
+    assert marked == step and marked != differ
 
 
 def test_a_click_on_a_card_puts_its_grid_on_the_board(page):

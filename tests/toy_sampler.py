@@ -10,5 +10,5 @@ BACKENDS = [
                         cost=(2e-9, "terms", 1.0), zero_length="num_sweeps"),
             "a test's named sampler: simulated annealing, 50 reads of 300 sweeps",
             options=dict(SA_OPTIONS), requires=("dimod", "dwave.samplers"),
-            install_hint='pip install "nonogram-formulations[anneal]"', use_x=False),
+            install_hint='pip install -e ".[anneal]"', use_x=False),
 ]
