@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 import time
 from pathlib import Path
 
@@ -28,8 +26,6 @@ if not os.path.exists(CHROMIUM):
     pytest.skip(f"no browser: {CHROMIUM} is missing (apt-get install chromium)",
                 allow_module_level=True)
 
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 SHOTS = os.environ.get("NONOGRAM_SCREENSHOTS")
 
 
@@ -38,35 +34,6 @@ def server():
     s = Server("--max-running", "2", "--max-time-limit", "30")
     yield s
     s.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    profile = tempfile.mkdtemp(prefix="nonogram-chromium-")
-    with sync_api.sync_playwright() as pw:
-        try:
-            context = pw.chromium.launch_persistent_context(
-                profile, executable_path=CHROMIUM, headless=True, args=ARGS,
-                viewport={"width": 1366, "height": 800}, bypass_csp=False)
-        except Exception as exc:  # noqa: BLE001 - a browser that cannot start here
-            shutil.rmtree(profile, ignore_errors=True)
-            pytest.skip(f"chromium does not start: {str(exc).splitlines()[0]}")
-        yield context
-        context.close()
-    shutil.rmtree(profile, ignore_errors=True)
-
-
-@pytest.fixture()
-def page(browser, server):
-    p = browser.new_page()
-    errors: list[str] = []
-    p.on("pageerror", lambda e: errors.append(str(e)))
-    p.goto(server.url + "/")
-    p.wait_for_selector("body[data-ready='1']")
-    p.wait_for_selector("#parse-status.ok")
-    yield p
-    p.close()
-    assert not errors, errors
 
 
 def paste(page, text: str) -> None:

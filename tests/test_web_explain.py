@@ -4,9 +4,6 @@ the Draw view's difficulty report. Skips without httpx / starlette / playwright 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 
 import pytest
 
@@ -18,9 +15,7 @@ from formulations import check_grid, parse_puzzle  # noqa: E402
 from helpers import PUZZLES  # noqa: E402
 from web_server import Server  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+VIEWPORT_HEIGHT = 900  # the page tests' browser (conftest.browser)
 CAT = (PUZZLES / "cat15.txt").read_text()
 
 
@@ -71,39 +66,6 @@ def test_api_explain_of_an_impossible_puzzle_names_the_line(server):
 
 
 # -- the page --------------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="the browser tests need playwright (the test extra)")
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"no browser: {CHROMIUM} is missing")
-    profile = tempfile.mkdtemp(prefix="nonogram-chromium-")
-    with sync_api.sync_playwright() as pw:
-        try:
-            context = pw.chromium.launch_persistent_context(
-                profile, executable_path=CHROMIUM, headless=True, args=ARGS,
-                viewport={"width": 1366, "height": 900})
-        except Exception as exc:  # noqa: BLE001 - a browser that cannot start here
-            shutil.rmtree(profile, ignore_errors=True)
-            pytest.skip(f"chromium does not start: {str(exc).splitlines()[0]}")
-        yield context
-        context.close()
-    shutil.rmtree(profile, ignore_errors=True)
-
-
-@pytest.fixture()
-def page(browser, server):
-    p = browser.new_page()
-    errors: list[str] = []
-    p.on("pageerror", lambda e: errors.append(str(e)))
-    p.goto(server.url + "/")
-    p.wait_for_selector("body[data-ready='1']")
-    p.wait_for_selector("#parse-status.ok")
-    yield p
-    p.close()
-    assert not errors, errors
-
 
 def load(page, text: str) -> None:
     page.fill("#clues", text)

@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from test_web_browser import browser, choose, page, paste, server, solve_and_wait  # noqa: F401
+from test_web_browser import choose, paste, server, solve_and_wait  # noqa: F401
 from helpers import PUZZLES
 from web_server import impossible_for_samplers
 
