@@ -2,9 +2,12 @@
 line run as a user runs it (``python -m formulations.solve ...`` in a child process)."""
 from __future__ import annotations
 
+import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -58,3 +61,39 @@ def load_bench(name: str, alias: str | None = None):
         sys.modules[alias] = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(sys.modules[alias])
     return sys.modules[alias]
+
+
+def _default_sigint() -> None:
+    # a test suite started in the background (`pytest &`, nohup) passes SIGINT on as ignored,
+    # and Python then installs no KeyboardInterrupt handler: the child would never see Ctrl-C
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+_SOLVE_MAIN = ("import sys\nfrom formulations.solve import main\n"
+               "print('main', file=sys.stderr, flush=True)\nsys.exit(main())")
+
+
+def interrupt_cli(args: list[str], after: float,
+                  timeout: float = 120) -> tuple[int, dict | None, str] | None:
+    """``python -m formulations.solve ARGS --json`` interrupted (SIGINT, as Ctrl-C) ``after``
+    seconds past the end of its imports (a wrapper prints ``main`` then: the imports' time
+    depends on the machine's load, and a Ctrl-C during them is Python's own): its exit code,
+    its JSON record and its stderr; None when it ended before it could be interrupted. The
+    process never outlives the call."""
+    proc = subprocess.Popen([sys.executable, "-c", _SOLVE_MAIN, *args, "--json"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_default_sigint)
+    try:
+        assert proc.stderr is not None
+        assert proc.stderr.readline() == "main\n", "the command line did not start"
+        time.sleep(after)
+        if proc.poll() is not None:
+            proc.communicate()
+            return None
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=timeout)
+    finally:  # never leave a long run behind, whatever failed
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return proc.returncode, json.loads(out) if out.strip() else None, err

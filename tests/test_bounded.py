@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import os
 import random
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from helpers import CORPUS_DIR, ROOT
+from helpers import interrupt_cli
 from helpers import run_cli as run
 
 from formulations import backends
@@ -193,34 +192,12 @@ def test_a_model_over_the_memory_cap_is_refused_before_it_is_built(tmp_path):
 
 # -- Ctrl-C ---------------------------------------------------------------------------------------
 
-def _default_sigint() -> None:
-    # a test suite started in the background (`pytest &`, nohup) passes SIGINT on as ignored,
-    # and Python then installs no KeyboardInterrupt handler: the child would never see Ctrl-C
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-# `python -m formulations.solve` that says on stderr when its imports are done and main() runs:
-# a Ctrl-C before that is Python's own (a traceback), and how long the imports take depends on
-# the machine's load, so the test counts its wait from there, not from the process start
-_SOLVE_MAIN = ("import sys\nfrom formulations.solve import main\n"
-               "print('main', file=sys.stderr, flush=True)\nsys.exit(main())")
-
-
 def _interrupt(args: list[str], after: float) -> tuple[int, dict, str]:
-    proc = subprocess.Popen([sys.executable, "-c", _SOLVE_MAIN, *args, "--json"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_default_sigint)
-    try:
-        assert proc.stderr.readline() == "main\n", "the command line did not start"
-        time.sleep(after)
-        assert proc.poll() is None, "the run ended before it could be interrupted"
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=120)
-    finally:  # never leave a long run behind, whatever failed
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    return proc.returncode, json.loads(out), err
+    got = interrupt_cli(args, after)
+    assert got is not None, "the run ended before it could be interrupted"
+    code, record, err = got
+    assert record is not None, err
+    return code, record, err
 
 
 LONG_RUNS = {  # each runs for minutes unless interrupted

@@ -151,40 +151,20 @@ def test_corpus_verdicts_and_grids_unchanged(corpus_dir, where):
     assert compared >= 10
 
 
-def _default_sigint() -> None:
-    import signal
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # a background pytest passes SIGINT ignored
-
-
 def test_ctrl_c_during_the_cdcl_phase_exits_130(corpus_dir):
     # taai2011 #591: 50 search nodes (a fraction of a second), then seconds of Glucose; with
     # pysat's own SIGINT handler (solve_limited without expect_interrupt) a Ctrl-C there crashed
     # the process (SIGSEGV, 2 of 2 runs here)
-    import json
-    import signal
-    import subprocess
-    import sys
-    import time
-    from pathlib import Path
+    from helpers import interrupt_cli
 
     path = corpus_dir / "taai-tcga-icga-tournament" / "question" / "taai2011.txt"
     if not path.is_file():
         pytest.skip("no tournament sets in the corpus")
-    proc = subprocess.Popen([sys.executable, "-m", "formulations.solve", f"{path}::591",
-                             "--backend", "lines", "--json"],
-                            cwd=Path(__file__).resolve().parents[1], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
-    try:
-        time.sleep(5)
-        if proc.poll() is not None:
-            pytest.skip("the run ended before it could be interrupted (a fast machine)")
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert proc.returncode == 130 and json.loads(out)["status"] == "interrupted", err
+    got = interrupt_cli([f"{path}::591", "--backend", "lines"], after=2.0, timeout=60)
+    if got is None:
+        pytest.skip("the run ended before it could be interrupted (a fast machine)")
+    code, record, err = got
+    assert code == 130 and record is not None and record["status"] == "interrupted", err
     assert "Traceback" not in err
 
 

@@ -3,10 +3,8 @@ answer re-scored and verified by the package; the conformance kit over each."""
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -22,7 +20,7 @@ from formulations.results import BackendError, Status  # noqa: E402
 from formulations.solving import solve_puzzle  # noqa: E402
 from formulations.testing import conformance  # noqa: E402
 
-from helpers import ROOT
+from helpers import ROOT, interrupt_cli
 CAT = ROOT / "puzzles" / "cat15.txt"
 HEART = read_puzzle(ROOT / "puzzles" / "heart5.txt")
 IMPOSSIBLE = read_puzzle(ROOT / "puzzles" / "impossible3.txt")
@@ -147,28 +145,14 @@ def test_a_missing_hybrid_names_its_extra(monkeypatch):
         b.check_available()
 
 
-def _default_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # a background pytest passes SIGINT ignored
-
-
 @pytest.mark.parametrize("backend", INSTALLED)
 def test_ctrl_c_ends_a_long_run_as_interrupted(backend):
-    proc = subprocess.Popen([sys.executable, "-m", "formulations.solve", str(CAT), "--backend",
-                             backend, "--reads", "100000", "--sweeps", "2000", "--json"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_default_sigint)
-    try:
-        # dwave-hybrid's import (dwave-system, dwave-cloud-client) took 3-5 s on a loaded
-        # machine, and a Ctrl-C during an import is that import's business: interrupt pt and pa
-        # once they sample
-        time.sleep(10.0 if backend in ("pt", "pa") else 4.0)
-        assert proc.poll() is None, "the run ended before it could be interrupted"
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    record = json.loads(out)
-    assert proc.returncode == 130 and record["status"] == "interrupted", err
+    # dwave-hybrid's import (dwave-system, dwave-cloud-client) happens when pt and pa start and
+    # took 3-5 s on a loaded machine; a Ctrl-C during an import is that import's business:
+    # interrupt them once they sample
+    got = interrupt_cli([str(CAT), "--backend", backend, "--reads", "100000", "--sweeps",
+                         "2000"], after=8.0 if backend in ("pt", "pa") else 3.0, timeout=60)
+    assert got is not None, "the run ended before it could be interrupted"
+    code, record, err = got
+    assert code == 130 and record is not None and record["status"] == "interrupted", err
     assert "Traceback" not in err

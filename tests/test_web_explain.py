@@ -13,6 +13,7 @@ pytest.importorskip("uvicorn", reason="the web solver needs the web extra")
 
 from formulations import check_grid, parse_puzzle  # noqa: E402
 from helpers import PUZZLES  # noqa: E402
+from test_web_browser import draw_a_diagonal  # noqa: E402
 from web_server import Server  # noqa: E402
 
 VIEWPORT_HEIGHT = 900  # the page tests' browser (conftest.browser)
@@ -169,15 +170,7 @@ def test_hint_gives_the_first_step_the_board_lacks_with_its_reason(page, server)
 
 
 def test_draw_view_reports_the_difficulty(page, server):
-    page.click("#tab-btn-draw")
-    page.fill("#draw-w", "3")
-    page.fill("#draw-h", "3")
-    page.click("#draw-new")
-    box = page.query_selector("#board").bounding_box()
-    geom = json.loads(page.get_attribute("#board", "data-geom"))
-    for k in range(3):  # a diagonal: the anti-diagonal has the same clues
-        page.mouse.click(box["x"] + geom["x0"] + (k + 0.5) * geom["cs"],
-                         box["y"] + geom["y0"] + (k + 0.5) * geom["cs"])
+    draw_a_diagonal(page)  # the anti-diagonal has the same clues: a guess is needed
     page.click("#draw-difficulty")
     page.wait_for_selector("#draw-report.ok, #draw-report.error")
     report = page.inner_text("#draw-report")
@@ -190,6 +183,8 @@ def test_draw_view_reports_the_difficulty(page, server):
     assert sorted(marks) == sorted(f"{i},{j}" for i, j in d["beyond_lines"])
     assert f"{len(d['beyond_lines'])} marked cell" in report
     # a line-solvable drawing: level 1, nothing marked
+    box = page.query_selector("#board").bounding_box()
+    geom = json.loads(page.get_attribute("#board", "data-geom"))
     for k in range(3):
         page.mouse.click(box["x"] + geom["x0"] + (k + 0.5) * geom["cs"],
                          box["y"] + geom["y0"] + 0.5 * geom["cs"])

@@ -211,6 +211,17 @@ def _record_for(run: Run) -> tuple[dict[str, Any], int]:
                        EXIT_NOT_SOLVED), 500
 
 
+async def _finished(runner: Runner, run: Run) -> Run:
+    """``run`` once it has ended; a client that goes away meanwhile takes its run with it."""
+    try:
+        while run.final is None:
+            await run.changed.wait()
+    except asyncio.CancelledError:
+        runner.cancel(run)
+        raise
+    return run
+
+
 def _rss_mb() -> float:
     try:
         with open("/proc/self/status") as f:
@@ -238,13 +249,8 @@ def create_app(settings: Settings | None = None) -> BodyLimit:
     async def task(job: dict[str, Any], limit: float | None = None) -> dict[str, Any]:
         """The task's answer; a task that did not answer raises TaskFailed (5xx, the reason)."""
         limit = settings.task_time_limit if limit is None else limit
-        run = tasks.admit(job, limit)
-        try:
-            while run.final is None:
-                await run.changed.wait()
-        except asyncio.CancelledError:  # the client went away: so does its task
-            tasks.cancel(run)
-            raise
+        run = await _finished(tasks, tasks.admit(job, limit))
+        assert run.final is not None  # _finished waits for it
         if run.final.get("type") == "task":
             return run.final["result"]
         if run.ended == "killed":
@@ -286,13 +292,7 @@ def create_app(settings: Settings | None = None) -> BodyLimit:
 
     async def solve(request: Request) -> Response:
         job = solve_job(await _json(request), settings)
-        run = solves.admit(job.as_dict(), job.time_limit)
-        try:
-            while run.final is None:
-                await run.changed.wait()
-        except asyncio.CancelledError:  # the client went away: so does its run
-            solves.cancel(run)
-            raise
+        run = await _finished(solves, solves.admit(job.as_dict(), job.time_limit))
         record, status = _record_for(run)
         return JSONResponse(record, status_code=status)
 
