@@ -430,7 +430,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             puzzle = read()
             return _export(args, puzzle, out)
-        except BaseException as exc:  # noqa: BLE001 - reported as a solve's failure is
+        except BaseException as exc:  # noqa: BLE001 - reported as a solve's failures are
             outcome = failed(exc, puzzle, args.backend)
     else:
         def make(puzzle: Puzzle) -> SolveRequest:
