@@ -23,6 +23,7 @@ deadline and a pending Ctrl-C looked at between slices. A slice's length is aime
 """
 from __future__ import annotations
 
+import functools
 import signal
 import threading
 import time
@@ -34,9 +35,12 @@ from ..puzzle import Grid
 from .settle import valid_starts
 
 SOLVER = "glucose4"  # on 8 hard taai2011 puzzles about twice as fast as cadical195 here
-SLICE_S = 0.05         # aimed length of one slice of CaDiCaL's search
+SECOND_SOLVER = "cadical195"  # beside it after SECOND_AFTER_S (see _Portfolio); "" for none
+SECOND_AFTER_S = 1.0
+SLICE_S = 0.25         # aimed length of one slice (a Ctrl-C waits for its end)
 FIRST_BUDGET = 200     # conflicts in the first slice
 MIN_BUDGET = 20
+PROBE_LITERALS = 2_000_000  # at most this many literals of probe clauses (nonosolve: 2e7)
 PROBE_CLAUSES = True  # 50 of taai2011's second half: 14.6 s CPU with them, 17.3 s without
 
 
@@ -49,9 +53,24 @@ class Residual:
     w: int
 
 
+_TRUE, _FALSE = True, False  # constant literals while a clause is built (dropped or satisfied)
+
+
 def residual_cnf(eng, state: Sequence[int]) -> Residual | None:
     """The residual puzzle of a black-and-white ``state`` as CNF, or None when some line has no
-    placement left (the state is contradictory)."""
+    placement left (the state is contradictory).
+
+    Per line and block ``j``, *order* variables "block ``j`` starts at or before ``p``" for
+    ``p`` between the block's first and last valid start (as the compiled core leaves them:
+    starts consistent with every decided cell; below the first one false, from the last one on
+    true); a start that is not valid is excluded by one binary clause; block ``j + 1`` at or
+    before ``p`` puts block ``j`` at or before ``p - len_j - 1``; a *cover* variable per block
+    and cell it can reach is "starts at or before the cell and not at or before ``len_j``
+    cells earlier", paints the cell, and a black cell is covered by one of its line's blocks.
+    This is nonosolve's default encoding; against one variable per valid start (exactly-one
+    pairwise, 2026-12-04) Glucose took 22.5 s instead of 33.3 s of CPU on the 56 puzzles of
+    every 10th of taai2011's second half that line solving leaves open, the worst 1.7 s
+    instead of 9.0 s (docs/line_core.md)."""
     h, w = eng.h, eng.w
     if eng.C != 2:
         raise ValueError("the CDCL fallback handles black-and-white puzzles only")
@@ -60,6 +79,14 @@ def residual_cnf(eng, state: Sequence[int]) -> Residual | None:
 
     def cell(line: int, p: int) -> int:
         return line * w + p + 1 if line < h else p * w + (line - h) + 1
+
+    def add(clause: list) -> None:  # literals, or _TRUE / _FALSE
+        if _TRUE in clause:
+            return
+        clauses.append([x for x in clause if x is not _FALSE])
+
+    def neg(x):
+        return _FALSE if x is _TRUE else _TRUE if x is _FALSE else -x
 
     for i in range(h):  # decided cells (rows carry every cell)
         W, K = state[2 * i], state[2 * i + 1]
@@ -71,48 +98,62 @@ def residual_cnf(eng, state: Sequence[int]) -> Residual | None:
                 clauses.append([i * w + j + 1] if black else [-(i * w + j + 1)])
     for line, spec in enumerate(eng.specs):
         n, lens = spec[0], spec[1]
-        masks = [state[2 * line], state[2 * line + 1]]
         if not lens:
             clauses.extend([-cell(line, p)] for p in range(n))
             continue
-        found = valid_starts(spec, masks)
-        if found is None:
+        found = valid_starts(spec, [state[2 * line], state[2 * line + 1]])
+        if found is None or not all(found):
             return None
-        starts = [[p for p in range(n) if v >> p & 1] for v in found]
-        svar: list[dict[int, int]] = []
-        for ps in starts:
-            d = {}
-            for p in ps:
+        order: list[tuple[int, int, dict[int, int]]] = []  # first, last valid start, variables
+        for v in found:
+            lo, hi = (v & -v).bit_length() - 1, v.bit_length() - 1
+            var = {}
+            for p in range(lo, hi):
                 top += 1
-                d[p] = top
-            svar.append(d)
-            clauses.append(list(d.values()))             # at least one start
-            vs = list(d.values())
-            for a in range(len(vs)):                     # at most one
-                for b in range(a + 1, len(vs)):
-                    clauses.append([-vs[a], -vs[b]])
+                var[p] = top
+            order.append((lo, hi, var))
+
+        def at_or_before(k: int, p: int, order=order):
+            lo, hi, var = order[k]
+            return _FALSE if p < lo else _TRUE if p >= hi else var[p]
+
+        for k, v in enumerate(found):
+            lo, hi, var = order[k]
+            for p in range(lo, hi - 1):
+                clauses.append([-var[p], var[p + 1]])
+            for p in range(lo + 1, hi + 1):
+                if not v >> p & 1:  # not a valid start: at or before p means before p
+                    add([neg(at_or_before(k, p)), at_or_before(k, p - 1)])
+            if k + 1 < len(found):
+                lo1, hi1, _ = order[k + 1]
+                for p in range(lo1, hi1 + 1):
+                    add([neg(at_or_before(k + 1, p)), at_or_before(k, p - lens[k] - 1)])
         cover: list[list[int]] = [[] for _ in range(n)]
-        for k, d in enumerate(svar):
+        forced = [False] * n
+        for k, (lo, hi, _) in enumerate(order):
             L = lens[k]
-            for p, v in d.items():
-                for c in range(p, p + L):
-                    clauses.append([-v, cell(line, c)])
-                    cover[c].append(v)
-                if p > 0:
-                    clauses.append([-v, -cell(line, p - 1)])
-                if p + L < n:
-                    clauses.append([-v, -cell(line, p + L)])
-                if k + 1 < len(svar):                    # the next block starts past the gap
-                    clauses.append([-v] + [u for q, u in svar[k + 1].items() if q >= p + L + 1])
-                if k > 0:                                # the previous one ends before it
-                    Lp = lens[k - 1]
-                    clauses.append([-v] + [u for q, u in svar[k - 1].items() if q + Lp + 1 <= p])
+            for c in range(lo, hi + L):
+                a, b = at_or_before(k, c), neg(at_or_before(k, c - L))
+                if a is _FALSE or b is _FALSE:
+                    continue
+                if a is _TRUE and b is _TRUE:
+                    forced[c] = True
+                    continue
+                top += 1
+                add([-top, a])
+                add([-top, b])
+                add([top, neg(a), neg(b)])
+                clauses.append([-top, cell(line, c)])
+                cover[c].append(top)
         for c in range(n):                               # a black cell is covered by a block
-            clauses.append([-cell(line, c)] + cover[c])
+            if forced[c]:
+                clauses.append([cell(line, c)])
+            else:
+                clauses.append([-cell(line, c)] + cover[c])
     return Residual(clauses, top, h, w)
 
 
-def probe_clauses(eng, state: Sequence[int], limit: int = 200_000) -> list[list[int]] | None:
+def probe_clauses(eng, state: Sequence[int], limit: int = PROBE_LITERALS) -> list[list[int]] | None:
     """Binary clauses ``cell literal -> implied cell literal`` from probing every undecided cell
     both ways on ``state`` (line solving's reach, which unit propagation in the CNF lacks; as
     nonosolve adds them), units for probes that contradict; at most ``limit`` literals. None
@@ -129,6 +170,7 @@ def probe_clauses(eng, state: Sequence[int], limit: int = 200_000) -> list[list[
             v = i * w + j + 1
             failed = 0
             for ci, lit in ((1, v), (0, -v)):
+                before = len(out)
                 child = list(state)
                 eng.assign(child, i, j, ci)
                 if not eng.propagate(child, (i, h + j)):
@@ -148,7 +190,7 @@ def probe_clauses(eng, state: Sequence[int], limit: int = 200_000) -> list[list[
                         dK &= dK - 1
                         if r * w + c + 1 != v:
                             out.append([-lit, -(r * w + c + 1)])
-                lits += 2 * len(out)
+                lits += 2 * (len(out) - before)
                 if lits > limit:
                     return out
             if failed == 2:
@@ -174,8 +216,6 @@ def solve_residual(eng, state: Sequence[int], known: Sequence[Grid], max_solutio
                    end: float | None) -> CdclResult:
     """Solutions within ``state`` other than ``known``, until ``len(known) + new`` reaches
     ``max_solutions`` or none is left. Raises :class:`OutOfTime` at ``end`` (perf_counter)."""
-    from pysat.solvers import Solver
-
     res = residual_cnf(eng, state)
     extra = probe_clauses(eng, state) if res is not None and PROBE_CLAUSES else []
     if res is None or extra is None:
@@ -188,18 +228,69 @@ def solve_residual(eng, state: Sequence[int], known: Sequence[Grid], max_solutio
                 for i, row in enumerate(g) for j, v in enumerate(row)]
 
     new: list[Grid] = []
-    with Solver(name=SOLVER, bootstrap_with=res.clauses + extra) as s:
-        for g in known:
-            s.add_clause(block(g))
+    with _Portfolio(res.clauses + extra + [block(g) for g in known]) as port:
         while len(known) + len(new) < max_solutions:
-            got = _search(s, end)
-            if not got:
-                return CdclResult(tuple(new), True, _conflicts(s))
-            model = set(x for x in s.get_model()[:cells] if x > 0)
-            g = _grid(eng, model, res)
+            model = port.solve(end)
+            if model is None:
+                return CdclResult(tuple(new), True, port.conflicts())
+            g = _grid(eng, set(x for x in model[:cells] if x > 0), res)
             new.append(g)
-            s.add_clause(block(g))
-        return CdclResult(tuple(new), False, _conflicts(s))
+            port.add_clause(block(g))
+        return CdclResult(tuple(new), False, port.conflicts())
+
+
+class _Portfolio:
+    """:data:`SOLVER` alone, then, once it has spent :data:`SECOND_AFTER_S` of CPU on the
+    residual, :data:`SECOND_SOLVER` beside it on the same clauses, the two in turns of about
+    :data:`SLICE_S` (each the one that has had less CPU so far): a random puzzle's run time under
+    one CDCL solver is heavy-tailed, and two solvers are seldom unlucky on the same puzzle
+    (tcga2016 #601: Glucose 27 s, CaDiCaL 3.4 s; taai2011 #721: 1.4 s against 0.2 s). Every
+    clause added later (a found solution excluded) goes to both."""
+
+    def __init__(self, clauses: list[list[int]]):
+        from pysat.solvers import Solver
+
+        self._make = Solver
+        self.clauses = clauses
+        self.solvers = [Solver(name=SOLVER, bootstrap_with=clauses)]
+        self.cpu = [0.0]
+        self.budget = [FIRST_BUDGET]
+
+    def __enter__(self) -> _Portfolio:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for s in self.solvers:
+            s.delete()
+
+    def add_clause(self, clause: list[int]) -> None:
+        self.clauses.append(clause)
+        for s in self.solvers:
+            s.add_clause(clause)
+
+    def conflicts(self) -> int:
+        return sum(_conflicts(s) for s in self.solvers)
+
+    def solve(self, end: float | None) -> list[int] | None:
+        """A model, or None when there is none; OutOfTime at ``end``."""
+        while True:
+            if end is not None and time.perf_counter() >= end:
+                raise OutOfTime("cdcl")
+            if len(self.solvers) == 1 and SECOND_SOLVER and self.cpu[0] >= SECOND_AFTER_S:
+                self.solvers.append(self._make(name=SECOND_SOLVER, bootstrap_with=self.clauses))
+                self.cpu.append(0.0)
+                self.budget.append(FIRST_BUDGET)
+            k = min(range(len(self.solvers)), key=self.cpu.__getitem__)
+            s = self.solvers[k]
+            s.conf_budget(self.budget[k])
+            t, c = time.perf_counter(), time.process_time()
+            got = _blocked(functools.partial(s.solve_limited, expect_interrupt=True))
+            took = time.perf_counter() - t
+            self.cpu[k] += time.process_time() - c
+            if got is not None:
+                return s.get_model() if got else None
+            rate = self.budget[k] / max(took, 1e-4)
+            self.budget[k] = int(max(MIN_BUDGET, min(rate * SLICE_S, 4 * self.budget[k])))
 
 
 def _conflicts(s) -> int:
@@ -207,22 +298,6 @@ def _conflicts(s) -> int:
         return int(s.accum_stats().get("conflicts", 0))
     except Exception:  # noqa: BLE001 - statistics are optional
         return 0
-
-
-def _search(s, end: float | None) -> bool:
-    """True (a model) or False (none); slices with SIGINT blocked, OutOfTime at ``end``."""
-    budget = FIRST_BUDGET
-    while True:
-        if end is not None and time.perf_counter() >= end:
-            raise OutOfTime("cdcl")
-        s.conf_budget(budget)
-        t = time.perf_counter()
-        got = _blocked(lambda: s.solve_limited(expect_interrupt=True))
-        took = time.perf_counter() - t
-        if got is not None:
-            return got
-        rate = budget / max(took, 1e-4)
-        budget = int(max(MIN_BUDGET, min(rate * SLICE_S, 4 * budget)))
 
 
 def _blocked(call):

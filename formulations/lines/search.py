@@ -721,7 +721,6 @@ def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1,
         return result(Status.INFEASIBLE, True, False, 0)
     root_unknown = eng.unknown_count(root)
     timed_out = False
-    start = root.copy() if cdcl_after is not None else root  # the search narrows root in place
     try:
         exhausted = search.run(root)
     except OutOfTime:
@@ -730,7 +729,10 @@ def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1,
         from .cdcl import solve_residual
         used_cdcl = True
         try:
-            got = solve_residual(eng, start, list(search.solutions), search.max_solutions,
+            # the root as the search left it: narrowed in place only by failed literals and
+            # by colours whose first child was explored (their solutions are in ``solutions``,
+            # excluded again), so it holds every solution not found yet
+            got = solve_residual(eng, root, list(search.solutions), search.max_solutions,
                                  clock.end)
             for g in got.solutions:
                 search.solutions.setdefault(g, None)
