@@ -1,18 +1,17 @@
 """The CDCL fallback of the line search: the residual puzzle of a propagated state as CNF for a
-clause-learning SAT solver (python-sat's Glucose 4), solved when depth-first search has spent its budget.
+clause-learning SAT solver (python-sat's Glucose 4, CaDiCaL beside it after a second), solved
+when depth-first search has spent its budget.
 
 Random puzzles (the TAAI / TCGA / ICGA tournament sets) leave large undecided regions after
 line solving and probing, where a depth-first search with chronological backtracking can take
 seconds to minutes; a clause-learning solver on what is left takes milliseconds (nonosolve, the
 strongest public solver, falls back the same way). Black-and-white puzzles only.
 
-The encoding works on the state, not the clues: per line and block, one variable per *valid
-start* the compiled core leaves (``valid_starts``: starts consistent with every decided cell);
-exactly one start per block; a block's start implies the next block starts past it and its
-gap, and the previous block before it; a start paints its cells and clears the cells just
-before and after it; a black cell is covered by some start of its line. Decided cells are unit
-clauses. Every model is a grid whose rows and columns are placements of their clues, i.e. a
-solution, and every solution within the state is a model.
+The encoding works on the state, not the clues (:func:`residual_cnf`: nonosolve's order
+encoding over the valid starts the compiled core leaves), plus binary clauses from probing
+every open cell both ways (:func:`probe_clauses`). Decided cells are unit clauses. Every model
+is a grid whose rows and columns are placements of their clues, i.e. a solution, and every
+solution within the state is a model.
 
 Time limit and Ctrl-C: python-sat's solvers, on the main thread, swap Python's SIGINT handler
 for one that ``longjmp``s out of the C++ solver and can leave the process hung
@@ -56,9 +55,24 @@ class Residual:
 _TRUE, _FALSE = True, False  # constant literals while a clause is built (dropped or satisfied)
 
 
-def residual_cnf(eng, state: Sequence[int]) -> Residual | None:
+ENCODINGS = ("order", "starts")
+# by whether a further solution is asked for (uniqueness): the encoding measured faster there
+ENCODING_FOR = {False: "starts", True: "order"}
+
+
+def residual_cnf(eng, state: Sequence[int], encoding: str = "order") -> Residual | None:
     """The residual puzzle of a black-and-white ``state`` as CNF, or None when some line has no
-    placement left (the state is contradictory).
+    placement left (the state is contradictory). ``encoding``: ``order`` (:func:`_order_cnf`) or
+    ``starts`` (:func:`_starts_cnf`); both have exactly the solutions within the state."""
+    if eng.C != 2:
+        raise ValueError("the CDCL fallback handles black-and-white puzzles only")
+    if encoding not in ENCODINGS:
+        raise ValueError(f"unknown encoding {encoding!r}: {', '.join(ENCODINGS)}")
+    return _order_cnf(eng, state) if encoding == "order" else _starts_cnf(eng, state)
+
+
+def _order_cnf(eng, state: Sequence[int]) -> Residual | None:
+    """The ``order`` encoding of :func:`residual_cnf`.
 
     Per line and block ``j``, *order* variables "block ``j`` starts at or before ``p``" for
     ``p`` between the block's first and last valid start (as the compiled core leaves them:
@@ -67,13 +81,13 @@ def residual_cnf(eng, state: Sequence[int]) -> Residual | None:
     before ``p`` puts block ``j`` at or before ``p - len_j - 1``; a *cover* variable per block
     and cell it can reach is "starts at or before the cell and not at or before ``len_j``
     cells earlier", paints the cell, and a black cell is covered by one of its line's blocks.
-    This is nonosolve's default encoding; against one variable per valid start (exactly-one
-    pairwise, 2026-12-04) Glucose took 22.5 s instead of 33.3 s of CPU on the 56 puzzles of
-    every 10th of taai2011's second half that line solving leaves open, the worst 1.7 s
-    instead of 9.0 s (docs/line_core.md)."""
+    This is nonosolve's default encoding. It proves the absence of another solution faster than
+    ``starts`` (survey and MiniZinc: dom_14 decided in 4 s, not in 20 s; #2712 0.9 s against
+    2.5 s; #18297 1.0 against 3.9; non_fast_9 slower, 3.3 against 1.3), but on the tournament
+    sets' first solutions it was not faster and left three puzzles of 300 at the 30 s limit
+    that ``starts`` solves (docs/line_core.md), so it serves the search for a further solution
+    (:data:`ENCODING_FOR`)."""
     h, w = eng.h, eng.w
-    if eng.C != 2:
-        raise ValueError("the CDCL fallback handles black-and-white puzzles only")
     clauses: list[list[int]] = []
     top = h * w
 
@@ -153,6 +167,69 @@ def residual_cnf(eng, state: Sequence[int]) -> Residual | None:
     return Residual(clauses, top, h, w)
 
 
+def _starts_cnf(eng, state: Sequence[int]) -> Residual | None:
+    """The ``starts`` encoding of :func:`residual_cnf`: per line and block, one variable per
+    valid start; exactly one start per block (pairwise); a start implies the next block starts
+    past it and its gap, and the previous block before it; a start paints its cells and clears
+    the cells just before and after it; a black cell is covered by some start of its line."""
+    h, w = eng.h, eng.w
+    clauses: list[list[int]] = []
+    top = h * w
+
+    def cell(line: int, p: int) -> int:
+        return line * w + p + 1 if line < h else p * w + (line - h) + 1
+
+    for i in range(h):  # decided cells (rows carry every cell)
+        W, K = state[2 * i], state[2 * i + 1]
+        for j in range(w):
+            white, black = W >> j & 1, K >> j & 1
+            if not (white or black):
+                return None
+            if white != black:
+                clauses.append([i * w + j + 1] if black else [-(i * w + j + 1)])
+    for line, spec in enumerate(eng.specs):
+        n, lens = spec[0], spec[1]
+        masks = [state[2 * line], state[2 * line + 1]]
+        if not lens:
+            clauses.extend([-cell(line, p)] for p in range(n))
+            continue
+        found = valid_starts(spec, masks)
+        if found is None:
+            return None
+        starts = [[p for p in range(n) if v >> p & 1] for v in found]
+        svar: list[dict[int, int]] = []
+        for ps in starts:
+            d = {}
+            for p in ps:
+                top += 1
+                d[p] = top
+            svar.append(d)
+            clauses.append(list(d.values()))             # at least one start
+            vs = list(d.values())
+            for a in range(len(vs)):                     # at most one
+                for b in range(a + 1, len(vs)):
+                    clauses.append([-vs[a], -vs[b]])
+        cover: list[list[int]] = [[] for _ in range(n)]
+        for k, d in enumerate(svar):
+            L = lens[k]
+            for p, v in d.items():
+                for c in range(p, p + L):
+                    clauses.append([-v, cell(line, c)])
+                    cover[c].append(v)
+                if p > 0:
+                    clauses.append([-v, -cell(line, p - 1)])
+                if p + L < n:
+                    clauses.append([-v, -cell(line, p + L)])
+                if k + 1 < len(svar):                    # the next block starts past the gap
+                    clauses.append([-v] + [u for q, u in svar[k + 1].items() if q >= p + L + 1])
+                if k > 0:                                # the previous one ends before it
+                    Lp = lens[k - 1]
+                    clauses.append([-v] + [u for q, u in svar[k - 1].items() if q + Lp + 1 <= p])
+        for c in range(n):                               # a black cell is covered by a block
+            clauses.append([-cell(line, c)] + cover[c])
+    return Residual(clauses, top, h, w)
+
+
 def probe_clauses(eng, state: Sequence[int], limit: int = PROBE_LITERALS) -> list[list[int]] | None:
     """Binary clauses ``cell literal -> implied cell literal`` from probing every undecided cell
     both ways on ``state`` (line solving's reach, which unit propagation in the CNF lacks; as
@@ -216,7 +293,7 @@ def solve_residual(eng, state: Sequence[int], known: Sequence[Grid], max_solutio
                    end: float | None) -> CdclResult:
     """Solutions within ``state`` other than ``known``, until ``len(known) + new`` reaches
     ``max_solutions`` or none is left. Raises :class:`OutOfTime` at ``end`` (perf_counter)."""
-    res = residual_cnf(eng, state)
+    res = residual_cnf(eng, state, ENCODING_FOR[max_solutions > 1])
     extra = probe_clauses(eng, state) if res is not None and PROBE_CLAUSES else []
     if res is None or extra is None:
         return CdclResult((), True, 0)
@@ -244,8 +321,9 @@ class _Portfolio:
     residual, :data:`SECOND_SOLVER` beside it on the same clauses, the two in turns of about
     :data:`SLICE_S` (each the one that has had less CPU so far): a random puzzle's run time under
     one CDCL solver is heavy-tailed, and two solvers are seldom unlucky on the same puzzle
-    (tcga2016 #601: Glucose 27 s, CaDiCaL 3.4 s; taai2011 #721: 1.4 s against 0.2 s). Every
-    clause added later (a found solution excluded) goes to both."""
+    (one uninterrupted solve of the root's residual, CPU on the loaded machine: tcga2016 #601
+    Glucose 27 s, CaDiCaL 3.4 s; taai2011 #721 1.4 s against 0.2 s; #571 0.85 s against 2.3 s).
+    Every clause added later (a found solution excluded) goes to both."""
 
     def __init__(self, clauses: list[list[int]]):
         from pysat.solvers import Solver
