@@ -18,7 +18,8 @@ for one that ``longjmp``s out of the C++ solver and can leave the process hung
 (``backends/sat.py``), and CaDiCaL cannot be interrupted from another thread. So the search runs in slices bounded by a conflict budget, with
 ``expect_interrupt=True`` (pysat then leaves Python's handler in place: with its own, a Ctrl-C
 crashed the process, SIGSEGV in 2 of 2 runs) and SIGINT blocked (where the platform lets us), the
-deadline and a pending Ctrl-C looked at between slices. A slice's length is aimed at :data:`SLICE_S` by the rate the previous one showed.
+deadline and a pending Ctrl-C looked at between slices. A slice's length is aimed at the mode's ``slice_s`` (:data:`MODES`) by the rate
+the previous one showed.
 """
 from __future__ import annotations
 
@@ -34,12 +35,29 @@ from ..puzzle import Grid
 from .settle import valid_starts
 
 SOLVER = "glucose4"  # on 8 hard taai2011 puzzles about twice as fast as cadical195 here
-SECOND_SOLVER = "cadical195"  # beside it after SECOND_AFTER_S (see _Portfolio); "" for none
-SECOND_AFTER_S = 1.0
-SLICE_S = 0.25         # aimed length of one slice (a Ctrl-C waits for its end)
+SECOND_AFTER_S = 1.0   # CPU of the first solver before the second one joins (_Portfolio)
 FIRST_BUDGET = 200     # conflicts in the first slice
 MIN_BUDGET = 20
-PROBE_LITERALS = 2_000_000  # at most this many literals of probe clauses (nonosolve: 2e7)
+
+
+@dataclass(frozen=True)
+class Mode:
+    """How the residual is solved: ``encoding`` (:func:`residual_cnf`), the solver that joins
+    :data:`SOLVER` after :data:`SECOND_AFTER_S` ("" none), the aimed CPU of one slice, and at
+    most how many literals of probe clauses."""
+    encoding: str
+    second: str
+    slice_s: float
+    probe_literals: int
+
+
+# By whether a further solution is asked for (``max_solutions`` > 1, uniqueness). For a first
+# solution (the tournament rules) the valid-starts encoding and Glucose alone, as before: on
+# the tournament sets nothing tried was faster (docs/line_core.md). For uniqueness, proving
+# that no other solution exists, the order encoding with CaDiCaL beside, which decided more
+# of the survey and MiniZinc puzzles, faster (docs/line_core.md).
+MODES = {False: Mode("starts", "", 0.05, 20_000),
+         True: Mode("order", "cadical195", 0.25, 2_000_000)}
 PROBE_CLAUSES = True  # 50 of taai2011's second half: 14.6 s CPU with them, 17.3 s without
 
 
@@ -56,8 +74,6 @@ _TRUE, _FALSE = True, False  # constant literals while a clause is built (droppe
 
 
 ENCODINGS = ("order", "starts")
-# by whether a further solution is asked for (uniqueness): the encoding measured faster there
-ENCODING_FOR = {False: "starts", True: "order"}
 
 
 def residual_cnf(eng, state: Sequence[int], encoding: str = "order") -> Residual | None:
@@ -86,7 +102,7 @@ def _order_cnf(eng, state: Sequence[int]) -> Residual | None:
     2.5 s; #18297 1.0 against 3.9; non_fast_9 slower, 3.3 against 1.3), but on the tournament
     sets' first solutions it was not faster and left three puzzles of 300 at the 30 s limit
     that ``starts`` solves (docs/line_core.md), so it serves the search for a further solution
-    (:data:`ENCODING_FOR`)."""
+    (:data:`MODES`)."""
     h, w = eng.h, eng.w
     clauses: list[list[int]] = []
     top = h * w
@@ -230,7 +246,7 @@ def _starts_cnf(eng, state: Sequence[int]) -> Residual | None:
     return Residual(clauses, top, h, w)
 
 
-def probe_clauses(eng, state: Sequence[int], limit: int = PROBE_LITERALS) -> list[list[int]] | None:
+def probe_clauses(eng, state: Sequence[int], limit: int = 2_000_000) -> list[list[int]] | None:
     """Binary clauses ``cell literal -> implied cell literal`` from probing every undecided cell
     both ways on ``state`` (line solving's reach, which unit propagation in the CNF lacks; as
     nonosolve adds them), units for probes that contradict; at most ``limit`` literals. None
@@ -293,8 +309,10 @@ def solve_residual(eng, state: Sequence[int], known: Sequence[Grid], max_solutio
                    end: float | None) -> CdclResult:
     """Solutions within ``state`` other than ``known``, until ``len(known) + new`` reaches
     ``max_solutions`` or none is left. Raises :class:`OutOfTime` at ``end`` (perf_counter)."""
-    res = residual_cnf(eng, state, ENCODING_FOR[max_solutions > 1])
-    extra = probe_clauses(eng, state) if res is not None and PROBE_CLAUSES else []
+    mode = MODES[max_solutions > 1]
+    res = residual_cnf(eng, state, mode.encoding)
+    extra = probe_clauses(eng, state, mode.probe_literals) if res is not None and PROBE_CLAUSES \
+        else []
     if res is None or extra is None:
         return CdclResult((), True, 0)
     cells = res.h * res.w
@@ -305,7 +323,7 @@ def solve_residual(eng, state: Sequence[int], known: Sequence[Grid], max_solutio
                 for i, row in enumerate(g) for j, v in enumerate(row)]
 
     new: list[Grid] = []
-    with _Portfolio(res.clauses + extra + [block(g) for g in known]) as port:
+    with _Portfolio(res.clauses + extra + [block(g) for g in known], mode) as port:
         while len(known) + len(new) < max_solutions:
             model = port.solve(end)
             if model is None:
@@ -318,16 +336,17 @@ def solve_residual(eng, state: Sequence[int], known: Sequence[Grid], max_solutio
 
 class _Portfolio:
     """:data:`SOLVER` alone, then, once it has spent :data:`SECOND_AFTER_S` of CPU on the
-    residual, :data:`SECOND_SOLVER` beside it on the same clauses, the two in turns of about
-    :data:`SLICE_S` (each the one that has had less CPU so far): a random puzzle's run time under
+    residual, the mode's second solver beside it on the same clauses, the two in turns of about
+    the mode's slice (each the one that has had less CPU so far): a random puzzle's run time under
     one CDCL solver is heavy-tailed, and two solvers are seldom unlucky on the same puzzle
     (one uninterrupted solve of the root's residual, CPU on the loaded machine: tcga2016 #601
     Glucose 27 s, CaDiCaL 3.4 s; taai2011 #721 1.4 s against 0.2 s; #571 0.85 s against 2.3 s).
     Every clause added later (a found solution excluded) goes to both."""
 
-    def __init__(self, clauses: list[list[int]]):
+    def __init__(self, clauses: list[list[int]], mode: Mode):
         from pysat.solvers import Solver
 
+        self.mode = mode
         self._make = Solver
         self.clauses = clauses
         self.solvers = [Solver(name=SOLVER, bootstrap_with=clauses)]
@@ -354,8 +373,9 @@ class _Portfolio:
         while True:
             if end is not None and time.perf_counter() >= end:
                 raise OutOfTime("cdcl")
-            if len(self.solvers) == 1 and SECOND_SOLVER and self.cpu[0] >= SECOND_AFTER_S:
-                self.solvers.append(self._make(name=SECOND_SOLVER, bootstrap_with=self.clauses))
+            if len(self.solvers) == 1 and self.mode.second and self.cpu[0] >= SECOND_AFTER_S:
+                self.solvers.append(self._make(name=self.mode.second,
+                                               bootstrap_with=self.clauses))
                 self.cpu.append(0.0)
                 self.budget.append(FIRST_BUDGET)
             k = min(range(len(self.solvers)), key=self.cpu.__getitem__)
@@ -368,7 +388,7 @@ class _Portfolio:
             if got is not None:
                 return s.get_model() if got else None
             rate = self.budget[k] / max(took, 1e-4)
-            self.budget[k] = int(max(MIN_BUDGET, min(rate * SLICE_S, 4 * self.budget[k])))
+            self.budget[k] = int(max(MIN_BUDGET, min(rate * self.mode.slice_s, 4 * self.budget[k])))
 
 
 def _conflicts(s) -> int:
