@@ -49,15 +49,15 @@ class Mode:
     second: str
     slice_s: float
     probe_literals: int
-
+    running: bool  # probe_clauses' running count
 
 # By whether a further solution is asked for (``max_solutions`` > 1, uniqueness). For a first
 # solution (the tournament rules) the valid-starts encoding and Glucose alone, as before: on
 # the tournament sets nothing tried was faster (docs/line_core.md). For uniqueness, proving
 # that no other solution exists, the order encoding with CaDiCaL beside, which decided more
 # of the survey and MiniZinc puzzles, faster (docs/line_core.md).
-MODES = {False: Mode("starts", "", 0.05, 20_000),
-         True: Mode("order", "cadical195", 0.25, 2_000_000)}
+MODES = {False: Mode("starts", "", 0.05, 200_000, True),
+         True: Mode("order", "cadical195", 0.25, 2_000_000, False)}
 PROBE_CLAUSES = True  # 50 of taai2011's second half: 14.6 s CPU with them, 17.3 s without
 
 
@@ -246,11 +246,17 @@ def _starts_cnf(eng, state: Sequence[int]) -> Residual | None:
     return Residual(clauses, top, h, w)
 
 
-def probe_clauses(eng, state: Sequence[int], limit: int = 2_000_000) -> list[list[int]] | None:
+def probe_clauses(eng, state: Sequence[int], limit: int = 2_000_000,
+                  running: bool = False) -> list[list[int]] | None:
     """Binary clauses ``cell literal -> implied cell literal`` from probing every undecided cell
     both ways on ``state`` (line solving's reach, which unit propagation in the CNF lacks; as
     nonosolve adds them), units for probes that contradict; at most ``limit`` literals. None
-    when both colours of a cell contradict (the state has no solution)."""
+    when both colours of a cell contradict (the state has no solution).
+
+    ``running``: the first step's accounting, which adds after every probe all the literals so far again (so 200,000 stops after a few dozen
+    probes: 800-2,200 literals on taai2011 #591, #731, #511, #901 against 1,900-4,800 for all);
+    kept for a first solution, where all of them measured slower (icga2017 #631: 30 s of CPU
+    against 8 s, docs/line_core.md)."""
     h, w = eng.h, eng.w
     out: list[list[int]] = []
     lits = 0
@@ -283,7 +289,7 @@ def probe_clauses(eng, state: Sequence[int], limit: int = 2_000_000) -> list[lis
                         dK &= dK - 1
                         if r * w + c + 1 != v:
                             out.append([-lit, -(r * w + c + 1)])
-                lits += 2 * (len(out) - before)
+                lits += 2 * (len(out) if running else len(out) - before)
                 if lits > limit:
                     return out
             if failed == 2:
@@ -311,8 +317,8 @@ def solve_residual(eng, state: Sequence[int], known: Sequence[Grid], max_solutio
     ``max_solutions`` or none is left. Raises :class:`OutOfTime` at ``end`` (perf_counter)."""
     mode = MODES[max_solutions > 1]
     res = residual_cnf(eng, state, mode.encoding)
-    extra = probe_clauses(eng, state, mode.probe_literals) if res is not None and PROBE_CLAUSES \
-        else []
+    extra = probe_clauses(eng, state, mode.probe_literals, mode.running) \
+        if res is not None and PROBE_CLAUSES else []
     if res is None or extra is None:
         return CdclResult((), True, 0)
     cells = res.h * res.w
