@@ -27,10 +27,14 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-from pbnsolve_bench import (RESULTS, SHARED, find_pbnsolve, puzzle_sets,  # noqa: E402
-                            run_pbnsolve)
+from formulations.harness.studies.pbnsolve import (
+    RESULTS,
+    SHARED,
+    find_pbnsolve,
+    puzzle_sets,
+    run_pbnsolve,
+)
+from formulations.harness.study import REPO
 
 
 def worker(tree: str, listing: str, limit: float) -> None:
@@ -84,7 +88,7 @@ def gmean(xs: list[float]) -> float:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--old", help="a tree holding the previous formulations/")
-    ap.add_argument("--new", default=str(ROOT))
+    ap.add_argument("--new", default=str(REPO))
     ap.add_argument("--sets", default="survey,minizinc,janko")
     ap.add_argument("--only", default="")
     ap.add_argument("--repeats", type=int, default=3)
