@@ -108,8 +108,7 @@ def _synthetic(rng: np.random.Generator, unsolved: int = 0) -> list[dict]:
 
 
 def test_the_summary_gives_spin_updates_with_intervals_and_cpu_from_the_calibration():
-    from helpers import load_bench
-    release = load_bench("release", "release_bench")
+    from formulations.harness import release
     recs = _synthetic(np.random.default_rng(3))
     cal = {"sessions": [{"session": s, "groups": {"sa|10x10": {
         "c_s": c, "a_s": 1e-6, "c_rounds": [c, c * 1.02], "setup_cpu_s": 0.001}}}
@@ -135,8 +134,7 @@ def test_the_summary_gives_spin_updates_with_intervals_and_cpu_from_the_calibrat
 
 
 def test_an_unsolved_quantile_reads_above_its_detection_limit():
-    from helpers import load_bench
-    release = load_bench("release", "release_bench")
+    from formulations.harness import release
     recs = _synthetic(np.random.default_rng(5), unsolved=25)   # more than half never solved
     o = release.summarize(recs, resamples=100)["samplers"]["sa"]["sizes"]["10x10"][
         "quantiles"]["0.5"]
@@ -227,8 +225,7 @@ def test_a_bad_sampler_path_is_one_clear_line():
 
 
 def test_spearman_ranks_the_puzzles_of_two_samplers_alike_or_reversed():
-    from helpers import load_bench
-    release = load_bench("release", "release_bench")
+    from formulations.harness import release
     recs = _synthetic(np.random.default_rng(7))
     # a second sampler whose per-puzzle success falls where the first's rises: reversed ranks
     twin = []
@@ -265,8 +262,7 @@ def test_the_fast_scorer_gives_the_package_energies():
 
 
 def test_comparisons_with_set_up_excluded_and_included_say_whether_they_agree():
-    from helpers import load_bench
-    release = load_bench("release", "release_bench")
+    from formulations.harness import release
     recs = _synthetic(np.random.default_rng(11))
     for i in range(40):   # an exact baseline whose proof takes 5 ms, 4 of them the build
         recs.append({"key": f"{i}|cpsat|0|0", "instance": f"p{i}_10x10", "sampler": "cpsat",

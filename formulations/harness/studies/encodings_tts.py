@@ -84,7 +84,7 @@ def select(train: dict[str, int] = TRAIN_PER_SIZE, test: dict[str, int] = TEST_P
     for key, _p, _ in iter_janko(corpus_root() / JANKO_REL):
         keys[key.rsplit("_", 1)[-1]].append(key)
     out: dict[str, dict[str, list[str]]] = {"train": {}, "test": {}}
-    for size in sorted(set(train) | set(test), key=_cells):
+    for size in sorted(set(train) | set(test), key=cells_of):
         ks = sorted(keys[size], key=lambda k: (int(k.split("_")[0]), k))
         n_tr, n_te = train.get(size, 0), test.get(size, 0)
         n = max(drawn.get(size, 0), n_tr + n_te)
@@ -320,7 +320,7 @@ class Planner:
                 for size, insts in self.puzzles.test.items():
                     g = Group(self.test, best, size, tuple(insts), self.centre(best, groups, size))
                     tests += self.outcome(g, records).missing
-        tests.sort(key=lambda t: _cells(t.instance.rsplit("_", 1)[-1]) if "_" in t.instance else 0)
+        tests.sort(key=lambda t: cells_of(t.instance.rsplit("_", 1)[-1]) if "_" in t.instance else 0)
         return tasks + tests
 
     def centre(self, best: Config, groups: Sequence[tuple[Group, Outcome]], size: str) -> int:
@@ -330,8 +330,8 @@ class Planner:
         the ground state, so its length is kept."""
         length = tuned_length(best, groups) or GUESS.get((best.sampler, best.encoding), 1000)
         train = [z for z, ks in self.puzzles.train.items() if ks]
-        if best.sampler == "sa" and train and _cells(train[0]) and _cells(size):
-            length = int(round(length * _cells(size) / _cells(train[0])))
+        if best.sampler == "sa" and train and cells_of(train[0]) and cells_of(size):
+            length = int(round(length * cells_of(size) / cells_of(train[0])))
         return length
 
     def test_groups(self, records: dict[str, dict]) -> list[tuple[Group, Outcome]]:
@@ -377,7 +377,8 @@ def tuned_length(best: Config, groups: Sequence[tuple[Group, Outcome]]) -> int |
 
 # -- analysis (the notebook's too) ------------------------------------------------------------------
 
-def _cells(size: str) -> int:
+def cells_of(size: str) -> int:
+    """The cells of a size ``HxW`` (0 when the name is not one): sizes sort by it."""
     try:
         h, w = (int(v) for v in size.split("x"))
     except ValueError:
@@ -535,7 +536,7 @@ def ratio_table(planner: Planner, records: dict[str, dict], base: str = "order",
             data[(g.config.encoding, g.config.sampler, g.size)] = \
                 LadderData.from_records(pooled(o.records))
     rows = []
-    for (enc, s, size), d in sorted(data.items(), key=lambda kv: (_cells(kv[0][2]), kv[0][1])):
+    for (enc, s, size), d in sorted(data.items(), key=lambda kv: (cells_of(kv[0][2]), kv[0][1])):
         b = data.get((base, s, size))
         if enc == base or b is None:
             continue
