@@ -35,22 +35,19 @@ import math
 import os
 import signal
 import statistics
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from formulations.backends.cpsat import solve as cpsat_solve
+from formulations.model import build_model
+from formulations.puzzle import Grid, Puzzle, check_grid
+from formulations.io import iter_janko, read_puzzle
+from formulations.results import Status
+from formulations.solving import verify
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from formulations.backends.cpsat import solve as cpsat_solve  # noqa: E402
-from formulations.model import build_model  # noqa: E402
-from formulations.puzzle import Grid, Puzzle, check_grid  # noqa: E402
-from formulations.io import iter_janko, read_puzzle  # noqa: E402
-from formulations.results import Status  # noqa: E402
-from formulations.solving import verify  # noqa: E402
-
 RESULTS = ROOT / "bench" / "results"
 CORPUS = ROOT.parent / "shared" / "corpus"
 SURVEY = CORPUS / "webpbn-survey-non"

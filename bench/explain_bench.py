@@ -36,13 +36,11 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from formulations.lines import clear_cache, solve_lines
+from formulations.lines.explain import explain
+from formulations.puzzle import Puzzle, make_clue
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from formulations.lines import clear_cache, solve_lines  # noqa: E402
-from formulations.lines.explain import explain  # noqa: E402
-from formulations.puzzle import Puzzle, make_clue  # noqa: E402
-
 CORPUS = ROOT.parent / "shared" / "corpus"
 JANKO = CORPUS / "puzzlekit-dataset-janko" / "Nonogram_dataset.json"
 TOURNAMENT = CORPUS / "taai-tcga-icga-tournament" / "question"

@@ -19,18 +19,15 @@ from __future__ import annotations
 import argparse
 import csv
 import statistics
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from formulations.lines import clear_cache, solve_lines
+from formulations.puzzle import Grid, Puzzle, check_grid
+from formulations.results import Status
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from formulations.lines import clear_cache, solve_lines  # noqa: E402
-from formulations.puzzle import Grid, Puzzle, check_grid  # noqa: E402
-from formulations.results import Status  # noqa: E402
-
 CORPUS = ROOT.parent / "shared" / "corpus"
 JANKO = CORPUS / "puzzlekit-dataset-janko" / "Nonogram_dataset.json"
 SURVEY = CORPUS / "webpbn-survey-non"

@@ -39,15 +39,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from formulations.backends import get_backend
+from formulations.io import iter_janko, read_puzzle
+from formulations.puzzle import Puzzle, check_grid
+from formulations.results import BackendError, Status
+from formulations.solving import solve_puzzle
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from formulations.backends import get_backend  # noqa: E402
-from formulations.io import iter_janko, read_puzzle  # noqa: E402
-from formulations.puzzle import Puzzle, check_grid  # noqa: E402
-from formulations.results import BackendError, Status  # noqa: E402
-from formulations.solving import solve_puzzle  # noqa: E402
-
 CORPUS = Path(os.environ.get("NONOGRAM_CORPUS", ROOT.parent / "shared" / "corpus"))
 if not CORPUS.exists():
     CORPUS = Path("/work/shared/corpus")

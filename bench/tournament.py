@@ -56,7 +56,6 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 SHARED = ROOT.parent / "shared"
 RECORDS = ROOT / "bench" / "results" / "tournament"
 SOLVERS = ("lines", "cpsat", "nonosolve")
