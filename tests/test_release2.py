@@ -195,7 +195,7 @@ def test_any_sampler_runs_the_protocol_and_gets_a_window_sticker(tmp_path):
                 "--baseline", str(ROOT / "bench/results/release2/baseline-release1.json"),
                 *common)
     assert base.returncode == 0, base.stderr
-    res = _cli("sampler", "release2_sampler:TinyAnnealer", "--param", "beta_max=4",
+    res = _cli("sampler", "dimod:release2_sampler:TinyAnnealer", "--param", "beta_max=4",
                "--out", str(tmp_path / "tiny"), "--baseline",
                str(tmp_path / "sa" / "summary.json"), *common)
     assert res.returncode == 0, res.stderr
@@ -211,10 +211,38 @@ def test_any_sampler_runs_the_protocol_and_gets_a_window_sticker(tmp_path):
         "samplers"]["sa"]["sizes"]["5x5"]["quantiles"]["0.5"]
     ratio = q["tts99_spin_updates"] / base_q["tts99_spin_updates"]
     assert f"| {ratio:.3g} [" in rows[0]
+    # its records name it as the registry does (the base's MODULE:CLASS is read as the same)
+    from formulations.harness.study import RecordFile
+    tiny = RecordFile(tmp_path / "tiny" / "records.jsonl.gz").read()
+    assert {r["sampler_class"] for r in tiny} == {"dimod:release2_sampler:TinyAnnealer"}
+    assert {r["sampler_class"] for r in RecordFile(tmp_path / "sa" / "records.jsonl.gz").read()} \
+        == {"dimod:dwave.samplers:SimulatedAnnealingSampler"}
     # every record of the user's sampler names its session and re-runs to its counts
     ver = _cli("verify", "--sample", "3", "--json", "--out", str(tmp_path / "tiny"))
     assert ver.returncode == 0, ver.stdout + ver.stderr
     assert json.loads(ver.stdout)["checked"] == 3
+
+
+def test_a_user_sampler_has_the_registrys_name_and_older_records_read_as_the_same():
+    from formulations.backends import get_backend
+    from formulations.harness.study import make_custom, sampler_class_name
+
+    new = "dimod:dwave.samplers:SimulatedAnnealingSampler"
+    assert sampler_class_name(new) == sampler_class_name(new.removeprefix("dimod:")) == new
+    assert get_backend(new).name == new          # the name --backend takes
+    for bad in ("", "Sampler", "other:dwave.samplers:X", "dimod::X", "dimod:a:b:c"):
+        with pytest.raises(ValueError, match="dimod:MODULE:CLASS"):
+            sampler_class_name(bad)
+    # a record written with MODULE:CLASS re-runs as the same task, to the same counts
+    old = counted("user", 20, sampler_class=new.removeprefix("dimod:"))
+    rec = measure(old)
+    again = task_from_dict(json.loads(json.dumps(old.__dict__)))
+    assert again.sampler_class == new and again.key == old.key
+    assert type(make_custom(again.sampler_class)) is type(make_custom(old.sampler_class))
+    rerun = measure(again)
+    assert (rerun["reads"], rerun["successes"]) == (rec["reads"], rec["successes"]) and \
+        rec["successes"] > 0
+    assert rerun["sampler_class"] == new
 
 
 def test_a_bad_sampler_path_is_one_clear_line():

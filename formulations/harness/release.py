@@ -293,8 +293,8 @@ class CountedPlanner(Planner):
 
 
 class SamplerPlanner(CountedPlanner):
-    """A user's dimod sampler (``module:Class``, labelled ``name``) under release 2's protocol:
-    sa's ladder (its automatic sweeps as the guess), ``params`` to every sample() call."""
+    """A user's dimod sampler (``dimod:MODULE:CLASS``, labelled ``name``) under release 2's
+    protocol: sa's ladder (its automatic sweeps as the guess), ``params`` to every sample() call."""
 
     def __init__(self, selection: dict[str, list[str]], name: str, sampler_class: str, *,
                  params: tuple = (), length_param: str = "num_sweeps",
@@ -820,9 +820,12 @@ def cmd_sampler(args) -> None:
         print(msg, file=sys.stderr)
         sys.exit(2)
 
-    if not args.target or ":" not in args.target:
-        bad("sampler: give the class as module:Class (e.g. my.module:MySampler)")
-    name = args.name or args.target.rsplit(":", 1)[1]
+    from .study import sampler_class_name
+    try:   # the registry's dimod:MODULE:CLASS; MODULE:CLASS, as before, names the same class
+        target = sampler_class_name(args.target or "")
+    except ValueError:
+        bad("sampler: give the class as dimod:MODULE:CLASS (e.g. dimod:my.module:MySampler)")
+    name = args.name or target.rsplit(":", 1)[1]
     params = []
     for kv in args.param:
         k, eq, v = kv.partition("=")
@@ -847,14 +850,14 @@ def cmd_sampler(args) -> None:
                if z in args.sizes.split(",")}
     try:
         from .study import make_custom
-        make_custom(args.target)
+        make_custom(target)
     except Exception as exc:
-        bad(f"sampler {args.target}: {type(exc).__name__}: {exc}")
+        bad(f"sampler {target}: {type(exc).__name__}: {exc}")
     out = Path(args.out or ROOT / "bench" / "results" / f"sampler-{name}")
-    session = _session(args, sampler=args.target, params=dict(params))
+    session = _session(args, sampler=target, params=dict(params))
     out.mkdir(parents=True, exist_ok=True)
     add_manifest(out, session)
-    pl = SamplerPlanner(sel, name, args.target, params=tuple(params),
+    pl = SamplerPlanner(sel, name, target, params=tuple(params),
                         length_param=args.length_param, max_length=args.max_length,
                         sources=sources)
     run_tasks(pl, RecordFile(out / "records.jsonl.gz"), workers=args.workers,
@@ -1253,7 +1256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                         "estimate", "plot", "table", "verify", "calibrate",
                                         "sampler", "baseline"])
     ap.add_argument("target", nargs="?", default=None,
-                    help="sampler: the dimod sampler class, module:Class")
+                    help="sampler: the dimod sampler class, dimod:MODULE:CLASS (as --backend)")
     ap.add_argument("--release", type=int, choices=(1, 2), default=2,
                     help="2 (default): count-decided records in bench/results/release2; 1: the "
                          "first release's (bench/results/release)")

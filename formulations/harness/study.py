@@ -115,8 +115,9 @@ class Task:
     # timeout and no early stop (every read makes its full ``length x variables`` updates).
     until_successes: int = 0
     min_reads: int = 0
-    # a user's dimod sampler by import path (``module:Class``; ``sampler`` is its label) and
-    # the sample() keyword that takes the length (sweeps)
+    # a user's dimod sampler by the registry's name (``dimod:MODULE:CLASS``, see
+    # :func:`sampler_class_name`; ``sampler`` is its label) and the sample() keyword that takes
+    # the length (sweeps)
     sampler_class: str | None = None
     length_param: str = "num_sweeps"
 
@@ -313,14 +314,24 @@ def _custom_kwargs(task: Task, sampler: Any, reads: int, seed: int, params: dict
     return kw | {k: parse_value(v) if isinstance(v, str) else v for k, v in params.items()}
 
 
-def make_custom(path: str) -> Any:
-    """An instance of the dimod sampler class at ``module:Class`` (no arguments)."""
+def sampler_class_name(name: str) -> str:
+    """A user's dimod sampler class in the backend registry's notation, ``dimod:MODULE:CLASS``
+    (what ``--backend`` takes); the ``MODULE:CLASS`` that records written before it hold is
+    read as the same class."""
+    parts = name.split(":")
+    if len(parts) == 2:
+        parts = ["dimod", *parts]
+    if len(parts) != 3 or parts[0] != "dimod" or not parts[1] or not parts[2]:
+        raise ValueError(f"a sampler class is named dimod:MODULE:CLASS, got {name!r}")
+    return ":".join(parts)
+
+
+def make_custom(name: str) -> Any:
+    """An instance of the dimod sampler class ``dimod:MODULE:CLASS`` (no arguments)."""
     import importlib
 
-    module, _, name = path.partition(":")
-    if not module or not name:
-        raise ValueError(f"a sampler class is module:Class, got {path!r}")
-    return getattr(importlib.import_module(module), name)()
+    _, module, cls = sampler_class_name(name).split(":")
+    return getattr(importlib.import_module(module), cls)()
 
 
 def _zero_length(task: Task, kw: dict) -> dict | None:
@@ -938,6 +949,8 @@ def task_from_dict(d: dict) -> Task:
         kw["params"] = tuple(sorted(kw["params"].items()))
     if isinstance(kw.get("beta_range"), list):
         kw["beta_range"] = tuple(kw["beta_range"])
+    if kw.get("sampler_class"):   # older records: MODULE:CLASS
+        kw["sampler_class"] = sampler_class_name(kw["sampler_class"])
     return Task(**kw)
 
 
