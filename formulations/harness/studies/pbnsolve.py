@@ -1,6 +1,7 @@
-"""The ``lines`` backend against pbnsolve (``bench/pbnsolve_bench.py``, ``bench/engine_compare.py``):
-the corpus sets both run on, pbnsolve built from its anchor and run in a child with CPU and peak
-memory from ``wait4``, and the per-puzzle medians and ratio summary."""
+"""The ``lines`` backend against pbnsolve (``bench/pbnsolve_bench.py``,
+``bench/engine_compare.py``): the corpus sets both run on, pbnsolve built from its anchor and
+run in a child (CPU and peak memory from ``wait4``), and the per-puzzle medians and the ratio
+summary."""
 from __future__ import annotations
 
 import math
