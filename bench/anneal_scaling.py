@@ -20,7 +20,7 @@ and stops at the first length with p >= 0.99 (longer anneals only cost more); on
 (``cpsat``, ``lines``): CPU time to the first grid and to the uniqueness proof. ``qbpp``: five
 time-budget runs of 5 s with the model with x, where it fits QUBO++'s 100 unlicensed variables.
 
-The statistics are the release's (``bench/release.py summarize``, one summary per group: random
+The statistics are the release's (``formulations.harness.release.summarize``, one summary per group: random
 puzzles, janko puzzles): per size and quantile of the instances the optimal length (interior or
 a bound), TTS99 there with its two-level bootstrap interval, unsolved puzzles as inf; exponent
 fits over sizes with an interior optimum.

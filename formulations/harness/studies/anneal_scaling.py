@@ -145,7 +145,7 @@ def group_of(r: dict) -> str:
 
 
 def summarize(records: Sequence[dict], resamples: int = 1000) -> dict:
-    """The release's summary (``bench/release.py summarize``) per group of puzzles (random,
+    """The release's summary (:func:`..release.summarize`) per group of puzzles (random,
     janko), and qbpp's TTS99 per puzzle from its time-budget runs (pooled)."""
     from formulations.harness import release
 
