@@ -34,7 +34,6 @@ import fnmatch
 import math
 import os
 import signal
-import time
 from pathlib import Path
 
 from formulations.harness.studies.automaton_yardstick import (
@@ -43,12 +42,12 @@ from formulations.harness.studies.automaton_yardstick import (
     FIELDS,
     RESULTS,
     VARIANTS,
-    Side,
+    RATIOS,
+    compare,
     fmt,
     janko_puzzles,
     run_automaton,
     run_ours,
-    summarise,
     survey_puzzles,
     wolter_puzzles,
 )
@@ -98,9 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     warm = Puzzle.from_clues([[1], []], [[1], []])  # imports and first-call costs off the clock
     run_automaton(warm, 5.0), run_automaton(warm, 5.0, "block"), run_ours(warm, True, 5.0)
     # ratio kind -> variant -> [(puzzle, ratio)]
-    kinds = {"wall (same method)": "ratio", "wall vs blocking-clause yardstick": "ratio_block",
-             "CP-SAT search clock only": "ratio_solver", "cpu": "ratio_cpu",
-             "cpu without model build": "ratio_solve_cpu"}
+    kinds = dict(zip(RATIOS.values(), RATIOS))
     table: dict[str, dict[str, list[tuple[str, float]]]] = {k: {v: [] for v in variants} for k in kinds.values()}
     done: list[tuple[str, str, dict[str, dict]]] = []
     new_file = not out.exists() or out.stat().st_size == 0
@@ -112,47 +109,17 @@ def main(argv: list[str] | None = None) -> int:
         try:
             for set_name, name, load in todo:
                 puzzle = load()
-                sides = [Side(AUTO, lambda p: run_automaton(p, args.timeout)),
-                         Side(AUTO_BLOCK, lambda p: run_automaton(p, args.timeout, "block"))]
-                sides += [Side(f"ours_{v}", (lambda p, ux=VARIANTS[v]: run_ours(p, ux[0], args.timeout, ux[1])))
-                          for v in variants]
-                for rep in range(args.repeats):
-                    order = sides[rep % len(sides):] + sides[:rep % len(sides)]  # rotate
-                    for side in order:
-                        if side.stopped:
-                            continue
-                        c0 = time.process_time()
-                        r = side.fn(puzzle)
-                        r.cpu_s = time.process_time() - c0
-                        side.runs.append(r)
-                        if not r.decided or r.total_s > args.single_above:
-                            side.stopped = True
-                summ = {s.name: summarise(s) for s in sides}
+                summ = compare(puzzle, variants, args.timeout, args.repeats, args.single_above)
                 auto, block = summ[AUTO], summ[AUTO_BLOCK]
                 load1 = os.getloadavg()[0]
                 size = f"{puzzle.height}x{puzzle.width}"
-                for s in sides:
-                    d = summ[s.name]
-                    r = dict.fromkeys(kinds.values())
-                    if s.name.startswith("ours_") and d["decided"]:
-                        same = block if s.name.endswith("_block") else auto  # same method
-                        pairs = {"ratio": (d["total_s"], same["total_s"], same),
-                                 "ratio_block": (d["total_s"], block["total_s"], block),
-                                 "ratio_solver": (d["solver_s"], same["solver_s"], same),
-                                 "ratio_cpu": (d["cpu_s"], same["cpu_s"], same),
-                                 "ratio_solve_cpu": (d["solve_cpu_s"], same["solve_cpu_s"], same)}
-                        for key, (ours, theirs, ref) in pairs.items():
-                            if ref["decided"] and ours is not None and theirs:
-                                r[key] = ours / theirs
-                                table[key][s.name[5:]].append((name, r[key]))
-                        if auto["decided"] and d["status"] != auto["status"]:
-                            d["note"] = (d["note"] + "; " if d["note"] else "") + \
-                                f"VERDICT MISMATCH vs automaton {auto['status']}"
-                        if block["decided"] and d["status"] != block["status"]:
-                            d["note"] = (d["note"] + "; " if d["note"] else "") + \
-                                f"VERDICT MISMATCH vs automaton_block {block['status']}"
+                for side, d in summ.items():
+                    r = {key: d[key] for key in RATIOS}
+                    for key, val in r.items():
+                        if val is not None:
+                            table[key][side[5:]].append((name, val))
                     writer.writerow({
-                        "set": set_name, "puzzle": name, "size": size, "side": s.name,
+                        "set": set_name, "puzzle": name, "size": size, "side": side,
                         "runs": d["runs"], "status": d["status"], "unique": d["unique"],
                         "build_s": fmt(d["build_s"], 4), "first_s": fmt(d["first_s"], 4),
                         "total_s": fmt(d["total_s"], 4), "solver_s": fmt(d["solver_s"], 4),
@@ -161,7 +128,6 @@ def main(argv: list[str] | None = None) -> int:
                         "total_all": d["total_all"], "variables": d["variables"],
                         "constraints": d["constraints"], "timeout": args.timeout,
                         "load1": f"{load1:.2f}", "note": d["note"]})
-                    d.update(r)
                 fh.flush()
                 done.append((set_name, name, summ))
                 parts = [f"auto {auto['status']} {fmt(auto['total_s'], 3)}s",

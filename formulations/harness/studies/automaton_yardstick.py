@@ -255,3 +255,54 @@ def summarise(side: Side) -> dict:
         decided=len(decided) == len(runs) and bool(runs),
         note="; ".join(sorted({r.note for r in runs if r.note})),
     )
+
+
+RATIOS = {"ratio": "wall (same method)", "ratio_block": "wall vs blocking-clause yardstick",
+          "ratio_solver": "CP-SAT search clock only", "ratio_cpu": "cpu",
+          "ratio_solve_cpu": "cpu without model build"}
+
+
+def compare(puzzle: Puzzle, variants: list[str], timeout: float, repeats: int,
+            single_above: float) -> dict[str, dict[str, Any]]:
+    """Both yardsticks and our ``variants`` on one puzzle, ``repeats`` rounds in a rotating
+    order (a side that does not decide, or takes longer than ``single_above``, is not run
+    again): per side its summary and its :data:`RATIOS` to the yardsticks (None where a side
+    did not decide), a verdict that differs from a yardstick's named in its note."""
+    sides = [Side(AUTO, lambda p: run_automaton(p, timeout)),
+             Side(AUTO_BLOCK, lambda p: run_automaton(p, timeout, "block"))]
+    sides += [Side(f"ours_{v}", partial(_ours, use_x=VARIANTS[v][0], timeout=timeout,
+                                        unique_by=VARIANTS[v][1])) for v in variants]
+    for rep in range(repeats):
+        for side in sides[rep % len(sides):] + sides[:rep % len(sides)]:  # rotate
+            if side.stopped:
+                continue
+            c0 = time.process_time()
+            r = side.fn(puzzle)
+            r.cpu_s = time.process_time() - c0
+            side.runs.append(r)
+            if not r.decided or r.total_s > single_above:
+                side.stopped = True
+    summ = {s.name: summarise(s) for s in sides}
+    auto, block = summ[AUTO], summ[AUTO_BLOCK]
+    for name, d in summ.items():
+        d.update(dict.fromkeys(RATIOS))
+        if not (name.startswith("ours_") and d["decided"]):
+            continue
+        same = block if name.endswith("_block") else auto  # same method
+        pairs = {"ratio": (d["total_s"], same["total_s"], same),
+                 "ratio_block": (d["total_s"], block["total_s"], block),
+                 "ratio_solver": (d["solver_s"], same["solver_s"], same),
+                 "ratio_cpu": (d["cpu_s"], same["cpu_s"], same),
+                 "ratio_solve_cpu": (d["solve_cpu_s"], same["solve_cpu_s"], same)}
+        for key, (ours, theirs, ref) in pairs.items():
+            if ref["decided"] and ours is not None and theirs:
+                d[key] = ours / theirs
+        for ref_name, ref in ((AUTO, auto), (AUTO_BLOCK, block)):
+            if ref["decided"] and d["status"] != ref["status"]:
+                d["note"] = (d["note"] + "; " if d["note"] else "") + \
+                    f"VERDICT MISMATCH vs {ref_name} {ref['status']}"
+    return summ
+
+
+def _ours(puzzle: Puzzle, *, use_x: bool, timeout: float, unique_by: str) -> Run:
+    return run_ours(puzzle, use_x, timeout, unique_by)
