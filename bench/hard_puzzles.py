@@ -60,24 +60,11 @@ from __future__ import annotations
 import argparse
 import csv
 import sys
-import time
 from pathlib import Path
 
-from formulations.harness.studies.hard_puzzles import (
-    CPSAT_DIRECTIONS,
-    beyond_goal_run,
-    cpsat_run,
-    hint_noise_run,
-    line_fixed_point,
-    probe_fixed_point,
-    puzzle_path,
-    regions,
-    sa_hint_run,
-    sat_run,
-)
+from formulations.harness.studies.hard_puzzles import CPSAT_DIRECTIONS, Attack, puzzle_path
 from formulations.harness.study import REPO
 from formulations.io import read_puzzle_with_goal
-from formulations.lines.engine import Engine
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -116,6 +103,11 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError:
             print("--sat needs PySAT: pip install python-sat", file=sys.stderr)
             return 2
+    attack = Attack(probe_limit=args.probe_limit, directions=tuple(directions),
+                    cpsat=args.cpsat, hint_s=args.hint_s, beyond_goal=args.beyond_goal,
+                    beyond_goal_count=args.beyond_goal_count,
+                    hint_noise=tuple(float(x) for x in args.hint_noise.split(",") if x),
+                    sat=args.sat, sat_solver=args.sat_solver, sat_encoding=args.sat_encoding)
     rows = []
     for name in args.puzzles.split(","):
         path = puzzle_path(name)
@@ -123,77 +115,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{path}: not found (the corpus is read by path, never copied)", file=sys.stderr)
             continue
         puzzle, goal = read_puzzle_with_goal(path)
-        eng = Engine(puzzle)
-        if eng.C != 2:  # the probing below keeps what two colours imply: black and white only
-            print(f"{name}: a colour puzzle; this probing is for black and white", file=sys.stderr)
-            continue
-        cells = puzzle.height * puzzle.width
-        t0 = time.perf_counter()
-        state = line_fixed_point(eng)
-        t_lines = time.perf_counter() - t0
-        if state is None:
-            print(f"{name}: line solving proves it has no solution")
-            continue
-        open_lines = eng.unknown_count(state)
-        rows.append({"puzzle": name, "direction": "lines", "cells": cells, "open": open_lines,
-                     "seconds": round(t_lines, 3), "note": ""})
-        t0 = time.perf_counter()
-        probed, rounds, cut = probe_fixed_point(eng, state, args.probe_limit)
-        t_probe = time.perf_counter() - t0
-        if probed is None:
-            rows.append({"puzzle": name, "direction": "probing", "cells": cells, "open": 0,
-                         "seconds": round(t_probe, 3), "note": "no solution"})
-            print(f"{name}: probing proves it has no solution ({t_probe:.2f} s)")
-            continue
-        rows.append({"puzzle": name, "direction": "probing", "cells": cells,
-                     "open": eng.unknown_count(probed), "seconds": round(t_probe, 3),
-                     "note": f"{rounds} rounds" + (" (time limit)" if cut else "")})
-        sizes = regions(eng, probed)
-        rows.append({"puzzle": name, "direction": "regions", "cells": cells,
-                     "open": sizes[0] if sizes else 0, "seconds": 0.0,
-                     "note": f"{len(sizes)} regions, largest {sizes[:5]}"})
-        for r in rows[-3:]:
-            print(f"{r['puzzle']:<8} {r['direction']:<8} open {r['open']:>5} of {r['cells']}"
-                  f"  {r['seconds']:8.2f} s  {r['note']}", flush=True)
-        for d in directions if args.cpsat > 0 else ():
-            start, reached = (probed, t_lines + t_probe) if d == "probed" else (state, t_lines)
-            got = (sa_hint_run(puzzle, args.cpsat, args.hint_s) if d == "sa-hint"
-                   else cpsat_run(puzzle, eng, start, d, args.cpsat, reached))
-            r = {"puzzle": name, "direction": f"cpsat-{d}", "cells": cells, **got}
-            rows.append(r)
-            print(f"{r['puzzle']:<8} {r['direction']:<8} open {r['open']:>5} of {r['cells']}"
-                  f"  {r['seconds']:8.2f} s  {r['note']}", flush=True)
-        if (args.beyond_goal > 0 or args.hint_noise) and goal is None:
-            print(f"{name}: the file carries no goal; --beyond-goal and --hint-noise skipped",
-                  file=sys.stderr)
-        elif args.beyond_goal > 0 or args.hint_noise:
-            from formulations.puzzle import check_grid
-
-            bad = check_grid(puzzle, goal)
-            if bad:
-                print(f"{name}: the file's goal breaks its clues ({bad[0]}); skipped",
-                      file=sys.stderr)
-                goal = None
-        more = []
-        if goal is not None and args.beyond_goal > 0:
-            more.append(("beyond-goal", beyond_goal_run(puzzle, goal, eng, state, args.beyond_goal,
-                                                        args.beyond_goal_count, t_lines)))
-        for q in (float(x) for x in args.hint_noise.split(",") if x) if goal is not None else ():
-            more.append((f"hint-noise-{q:g}", hint_noise_run(puzzle, goal, eng, state, q,
-                                                             args.cpsat or 60.0, t_lines)))
-        for d, got in more:
-            r = {"puzzle": name, "direction": d, "cells": cells,
-                 **{k: v for k, v in got.items() if k in ("open", "seconds", "note")}}
-            rows.append(r)
-            print(f"{r['puzzle']:<8} {r['direction']:<8} open {r['open']:>5} of {r['cells']}"
-                  f"  {r['seconds']:8.2f} s  {r['note']}", flush=True)
-        if args.sat > 0:
-            got = sat_run(puzzle, eng, state, args.sat, t_lines, args.sat_solver,
-                          args.sat_encoding)
-            r = {"puzzle": name, "direction": "sat", "cells": cells, **got}
-            rows.append(r)
-            print(f"{r['puzzle']:<8} {r['direction']:<8} open {r['open']:>5} of {r['cells']}"
-                  f"  {r['seconds']:8.2f} s  {r['note']}", flush=True)
+        rows += attack.run(name, puzzle, goal)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", newline="") as f:

@@ -4,10 +4,13 @@ directions, an annealing hint, a CDCL SAT solver, grids other than the file's go
 close a solution hint must be."""
 from __future__ import annotations
 
+import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from ...lines.engine import Engine
+from ...puzzle import Grid, Puzzle
 from ..study import REPO
 
 CORPUS = REPO.parent / "shared" / "corpus"   # read by path, never copied
@@ -320,3 +323,94 @@ def hint_noise_run(puzzle, goal, eng: Engine, state: list[int], noise: float, se
         note += (", grid " + ("checked" if is_solution(puzzle, g) else "WRONG")
                  + f", {_distance(g, goal)} cells from the goal")
     return {"open": red.unknown, "seconds": round(time.perf_counter() - t0, 3), "note": note}
+
+
+@dataclass(frozen=True)
+class Attack:
+    """Which directions to run on a puzzle and for how long (the command line's options)."""
+    probe_limit: float = 600.0
+    directions: tuple[str, ...] = ("lines", "probed")
+    cpsat: float = 0.0            # seconds of CP-SAT per direction (0: none)
+    hint_s: float = 60.0          # seconds of sa before the sa-hint direction
+    beyond_goal: float = 0.0      # seconds looking for grids other than the file's goal
+    beyond_goal_count: int = 100
+    hint_noise: tuple[float, ...] = ()
+    sat: float = 0.0              # seconds of a SAT solver (0: none)
+    sat_solver: str = "cadical195"
+    sat_encoding: str = "seqcounter"
+
+    def run(self, name: str, puzzle: Puzzle, goal: Grid | None) -> list[dict]:
+        """One table row per direction (open cells, seconds, note), each printed as it ends."""
+        rows: list[dict] = []
+        eng = Engine(puzzle)
+        if eng.C != 2:  # the probing below keeps what two colours imply: black and white only
+            print(f"{name}: a colour puzzle; this probing is for black and white", file=sys.stderr)
+            return rows
+        cells = puzzle.height * puzzle.width
+        t0 = time.perf_counter()
+        state = line_fixed_point(eng)
+        t_lines = time.perf_counter() - t0
+        if state is None:
+            print(f"{name}: line solving proves it has no solution")
+            return rows
+        open_lines = eng.unknown_count(state)
+        rows.append({"puzzle": name, "direction": "lines", "cells": cells, "open": open_lines,
+                     "seconds": round(t_lines, 3), "note": ""})
+        t0 = time.perf_counter()
+        probed, rounds, cut = probe_fixed_point(eng, state, self.probe_limit)
+        t_probe = time.perf_counter() - t0
+        if probed is None:
+            rows.append({"puzzle": name, "direction": "probing", "cells": cells, "open": 0,
+                         "seconds": round(t_probe, 3), "note": "no solution"})
+            print(f"{name}: probing proves it has no solution ({t_probe:.2f} s)")
+            return rows
+        rows.append({"puzzle": name, "direction": "probing", "cells": cells,
+                     "open": eng.unknown_count(probed), "seconds": round(t_probe, 3),
+                     "note": f"{rounds} rounds" + (" (time limit)" if cut else "")})
+        sizes = regions(eng, probed)
+        rows.append({"puzzle": name, "direction": "regions", "cells": cells,
+                     "open": sizes[0] if sizes else 0, "seconds": 0.0,
+                     "note": f"{len(sizes)} regions, largest {sizes[:5]}"})
+        for r in rows[-3:]:
+            print(f"{r['puzzle']:<8} {r['direction']:<8} open {r['open']:>5} of {r['cells']}"
+                  f"  {r['seconds']:8.2f} s  {r['note']}", flush=True)
+        for d in self.directions if self.cpsat > 0 else ():
+            start, reached = (probed, t_lines + t_probe) if d == "probed" else (state, t_lines)
+            got = (sa_hint_run(puzzle, self.cpsat, self.hint_s) if d == "sa-hint"
+                   else cpsat_run(puzzle, eng, start, d, self.cpsat, reached))
+            r = {"puzzle": name, "direction": f"cpsat-{d}", "cells": cells, **got}
+            rows.append(r)
+            print(f"{r['puzzle']:<8} {r['direction']:<8} open {r['open']:>5} of {r['cells']}"
+                  f"  {r['seconds']:8.2f} s  {r['note']}", flush=True)
+        if (self.beyond_goal > 0 or self.hint_noise) and goal is None:
+            print(f"{name}: the file carries no goal; --beyond-goal and --hint-noise skipped",
+                  file=sys.stderr)
+        elif goal is not None and (self.beyond_goal > 0 or self.hint_noise):
+            from formulations.puzzle import check_grid
+
+            bad = check_grid(puzzle, goal)
+            if bad:
+                print(f"{name}: the file's goal breaks its clues ({bad[0]}); skipped",
+                      file=sys.stderr)
+                goal = None
+        more = []
+        if goal is not None and self.beyond_goal > 0:
+            more.append(("beyond-goal", beyond_goal_run(puzzle, goal, eng, state, self.beyond_goal,
+                                                        self.beyond_goal_count, t_lines)))
+        for q in self.hint_noise if goal is not None else ():
+            more.append((f"hint-noise-{q:g}", hint_noise_run(puzzle, goal, eng, state, q,
+                                                             self.cpsat or 60.0, t_lines)))
+        for d, got in more:
+            r = {"puzzle": name, "direction": d, "cells": cells,
+                 **{k: v for k, v in got.items() if k in ("open", "seconds", "note")}}
+            rows.append(r)
+            print(f"{r['puzzle']:<8} {r['direction']:<8} open {r['open']:>5} of {r['cells']}"
+                  f"  {r['seconds']:8.2f} s  {r['note']}", flush=True)
+        if self.sat > 0:
+            got = sat_run(puzzle, eng, state, self.sat, t_lines, self.sat_solver,
+                          self.sat_encoding)
+            r = {"puzzle": name, "direction": "sat", "cells": cells, **got}
+            rows.append(r)
+            print(f"{r['puzzle']:<8} {r['direction']:<8} open {r['open']:>5} of {r['cells']}"
+                  f"  {r['seconds']:8.2f} s  {r['note']}", flush=True)
+        return rows
