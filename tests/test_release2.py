@@ -280,3 +280,67 @@ def test_comparisons_with_set_up_excluded_and_included_say_whether_they_agree():
     assert row["ratio_setup_excluded"] == pytest.approx(t / 0.001, rel=1e-3)
     assert row["ratio_setup_included"] == pytest.approx((t + 0.001) / 0.005, rel=1e-3)
     assert row["holds_both_ways"] == ((t / 0.001 > 1) == ((t + 0.001) / 0.005 > 1))
+
+
+def _target_records(rng: np.random.Generator, n: int, p0: np.ndarray, reads: int = 400,
+                    length: int = 50) -> list[dict]:
+    """One record per puzzle at one length: per target energy (0, 1, 2, 4, ...) the count of
+    reads at or below it, drawn from rates that grow with the target."""
+    from formulations.harness.study import TARGETS
+    recs = []
+    for i in range(n):
+        rates = np.minimum(1.0, p0[i] * np.array([1.0 + t for t in TARGETS]))
+        u = rng.random(reads)
+        at_most = [int((u < r).sum()) for r in rates]
+        recs.append({"instance": f"p{i}", "length": length, "reads": reads, "variables": 100,
+                     "energy_mean": float(3.0 * (1 - p0[i])), "at_most": at_most,
+                     "successes": at_most[0]})
+    return recs
+
+
+def test_time_to_target_at_the_optimum_is_the_median_of_each_puzzles_tts():
+    from formulations.harness.study import TARGETS
+    rng = np.random.default_rng(11)
+    p0 = rng.uniform(0.01, 0.2, 31)
+    recs = _target_records(rng, 31, p0)
+    a = P.at_optimum(recs, 50, resamples=300)
+    assert a["instances"] == 31 and a["length"] == 50
+    for j, t in enumerate(TARGETS):
+        want = np.quantile([float(repeats_for(r["at_most"][j] / r["reads"])) * 50 * 100
+                            for r in recs], 0.5, method="inverted_cdf")
+        o = a["targets"][str(t)]
+        assert o["tts99_spin_updates"] == pytest.approx(want)
+        assert o["low_spin_updates"] <= o["tts99_spin_updates"] <= o["high_spin_updates"]
+    # a looser target is reached no later; target 0 is the ground state (the TTS99 itself)
+    tts = [a["targets"][str(t)]["tts99_spin_updates"] for t in TARGETS]
+    assert all(x >= y for x, y in zip(tts, tts[1:]))
+    r = a["residual_energy"]
+    assert r["low"] <= r["median"] <= r["high"]
+    assert r["median"] == pytest.approx(np.quantile([x["energy_mean"] for x in recs], 0.5,
+                                                    method="inverted_cdf"))
+    assert P.at_optimum(recs, 71, resamples=10) is None    # nothing at that length
+
+
+def test_the_time_to_target_interval_covers_the_true_median_about_95_percent():
+    # 120 seeded studies of 41 puzzles: the true median TTS99 of the ground state (from the
+    # rates the counts were drawn from) inside the interval in at least 85 % of them
+    rng = np.random.default_rng(2026)
+    covered = 0
+    trials = 120
+    for _ in range(trials):
+        p0 = rng.uniform(0.005, 0.1, 41)
+        recs = _target_records(rng, 41, p0, reads=300)
+        true = float(np.quantile(repeats_for(p0) * 50 * 100, 0.5, method="inverted_cdf"))
+        o = P.at_optimum(recs, 50, resamples=400, seed=int(rng.integers(1 << 30)))["targets"]["0"]
+        covered += o["low_spin_updates"] <= true <= o["high_spin_updates"]
+    assert covered / trials >= 0.85, covered
+
+
+def test_the_release_2_plots_draw_from_a_summary(tmp_path):
+    from formulations.harness.release import plot_at_optimum, plot_spin_updates, summarize
+    from formulations.show.plots import save
+    s = summarize(_synthetic(np.random.default_rng(3)), resamples=100)
+    e = s["samplers"]["sa"]["sizes"]["10x10"]
+    assert e["at_optimum"]["length"] == e["quantiles"]["0.5"]["optimal_length_spin_updates"]
+    for fig, name in ((plot_spin_updates(s), "su.png"), (plot_at_optimum(s), "ao.png")):
+        assert save(fig, tmp_path / name).stat().st_size > 10_000

@@ -455,6 +455,10 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES,
                                "optimal_length": qd["optimal_length_cpu"],
                                "interior": qd["interior_cpu"], "edge": qd["edge_cpu"],
                                "per_length": qd["per_length_cpu"]})
+            # residual energy and time to target at the median's optimum (spin updates)
+            e["at_optimum"] = P.at_optimum(
+                rs, e["quantiles"]["0.5"].get("optimal_length_spin_updates"),
+                resamples=min(resamples, 2000))
             if decided is not None:
                 e["classes"] = P.classes(rs, data, decided, resamples=resamples, model=model)
             fit_ok = (per_size[z]["complete"] is not False and z not in GENERATED_SIZES
@@ -1139,6 +1143,130 @@ def plot(summary: dict, quantiles: Sequence[str] = ("0.5", "0.75", "0.9")):
     return fig
 
 
+def _series(d: Mapping[str, Any], pick) -> tuple[list, ...]:
+    """(cells, value, low, high, filled) per size of a sampler's summary, sizes whose ``pick``
+    gives None left out; ``pick(entry)`` returns (value, low, high, filled)."""
+    xs, ys, lo, hi, fill = [], [], [], [], []
+    for e in d["sizes"].values():
+        got = pick(e)
+        if got is None or got[0] is None:
+            continue
+        v, a, b, f = got
+        xs.append(e["cells"])
+        ys.append(v)
+        lo.append(v if a is None else a)
+        hi.append(math.inf if b is None else b)
+        fill.append(f)
+    return xs, ys, lo, hi, fill
+
+
+def _draw(ax, k: int, label: str, series: tuple[list, ...], style: str = "-") -> None:
+    xs, ys, lo, hi, fill = series
+    if not xs:
+        return
+    top = max([v for v in hi if math.isfinite(v)] + ys) * 10
+    ax.plot(xs, ys, style, color=f"C{k}", label=label)
+    ax.fill_between(xs, lo, [min(v, top) for v in hi], color=f"C{k}", alpha=0.15)
+    for x, y, f in zip(xs, ys, fill):
+        ax.plot([x], [y], "o", color=f"C{k}", mfc=f"C{k}" if f else "white")
+
+
+def plot_spin_updates(summary: dict, q: str = "0.5"):
+    """Release 2's figure: left, each sampler's TTS99 in spin updates (its own unit of work) at
+    the quantile's optimal length with the 95 % band, a detection limit drawn as a triangle
+    ("> L": no length solved that quantile); right, the same in CPU seconds derived from the
+    calibration, beside the exact baselines' CPU time to the uniqueness proof and to the first
+    grid (set-up included), which have no spin updates. Hollow: the optimum at a ladder edge."""
+    from formulations.show.plots import figure
+    import numpy as np
+
+    fig = figure(9.0, 4.4)
+    left, right = np.atleast_1d(fig.subplots(1, 2))
+    samplers = sorted(n for n in summary["samplers"] if n not in EXACT)
+    for k, name in enumerate(samplers):
+        d = summary["samplers"][name]
+
+        def su(e, q=q):
+            o = e["quantiles"].get(q) or {}
+            return (o.get("tts99_spin_updates"), o.get("low_spin_updates"),
+                    o.get("high_spin_updates"), o.get("interior_spin_updates") is not False)
+
+        def cpu(e, q=q):
+            o = e["quantiles"].get(q) or {}
+            return (o.get("tts99_s"), o.get("low_s"), o.get("high_s"),
+                    o.get("interior") is not False)
+
+        _draw(left, k, name, _series(d, su))
+        _draw(right, k, name, _series(d, cpu))
+        for e in d["sizes"].values():   # unbounded: the detection limit
+            o = e["quantiles"].get(q) or {}
+            if o.get("tts99_spin_updates") is None and o.get("detection_limit_spin_updates"):
+                left.plot([e["cells"]], [o["detection_limit_spin_updates"]], "^", color=f"C{k}")
+            if o.get("tts99_s") is None and o.get("detection_limit_s"):
+                right.plot([e["cells"]], [o["detection_limit_s"]], "^", color=f"C{k}")
+    for j, name in enumerate(sorted(n for n in summary["samplers"] if n in EXACT)):
+        d = summary["samplers"][name]
+        for figure_name, style in (("uniqueness", "--"), ("first_grid", ":")):
+            def ex(e, f=figure_name):
+                o = (e.get(f) or {}).get(q) or {}
+                return o.get("tts99_s"), o.get("low_s"), o.get("high_s"), True
+            _draw(right, len(samplers) + j, f"{name} ({figure_name.replace('_', ' ')})",
+                  _series(d, ex), style)
+    for ax, unit in ((left, "spin updates"), (right, "CPU s")):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("cells")
+        ax.set_ylabel(f"TTS99 at the optimal length ({unit})")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize="x-small")
+    left.set_title("in each sampler's unit of work (reproduces on any machine)", fontsize="small")
+    right.set_title("CPU, from this machine's calibration; exact baselines", fontsize="small")
+    fig.suptitle(f"Quantile {q} over puzzles, 95 % two-level bootstrap bands; triangle: "
+                 "detection limit (> L); hollow: a bound", fontsize="small")
+    return fig
+
+
+def plot_at_optimum(summary: dict, targets: Sequence[str] = ("0", "4", "16")):
+    """Residual energy (left) and time to target in spin updates (right, one line style per
+    target energy) at the median's optimal length against cells, medians over puzzles with
+    their 95 % intervals (:func:`formulations.harness.protocol.at_optimum`)."""
+    from formulations.show.plots import figure
+    import numpy as np
+
+    fig = figure(9.0, 4.2)
+    left, right = np.atleast_1d(fig.subplots(1, 2))
+    styles = ("-", "--", ":", "-.")
+    for k, name in enumerate(sorted(n for n in summary["samplers"] if n not in EXACT)):
+        d = summary["samplers"][name]
+
+        def res(e):
+            a = e.get("at_optimum")
+            if not a:
+                return None
+            r = a["residual_energy"]
+            return r["median"], r["low"], r["high"], True
+        _draw(left, k, name, _series(d, res))
+        for t, style in zip(targets, styles):
+            def ttt(e, t=t):
+                a = e.get("at_optimum")
+                o = a and a["targets"].get(t)
+                if not o:
+                    return None
+                return o["tts99_spin_updates"], o["low_spin_updates"], o["high_spin_updates"], True
+            _draw(right, k, f"{name}, energy <= {t}", _series(d, ttt), style)
+    left.set_ylabel("mean residual energy of a read (median over puzzles)")
+    right.set_ylabel("time to target, TTS99 (spin updates)")
+    for ax in (left, right):
+        ax.set_xscale("log")
+        ax.set_yscale("symlog" if ax is left else "log", **({"linthresh": 0.1} if ax is left else {}))
+        ax.set_xlabel("cells")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize="x-small")
+    fig.suptitle("At the median's optimal length (spin updates): 95 % bootstrap intervals",
+                 fontsize="small")
+    return fig
+
+
 def _ms(v: float | None) -> str:
     """A time in CPU milliseconds, three significant figures; None (unbounded) as inf."""
     if v is None:
@@ -1237,8 +1365,12 @@ def cmd_plot(args) -> None:
     path = Path(args.out) / "summary.json"
     if not path.is_file():
         sys.exit(f"{path}: missing; run `python bench/release.py summary` first")
-    out = save(plot(json.loads(path.read_text())), Path(args.out) / "scaling.png")
-    print(f"wrote {out}")
+    summary = json.loads(path.read_text())
+    print(f"wrote {save(plot(summary), Path(args.out) / 'scaling.png')}")
+    if any("at_optimum" in e for d in summary["samplers"].values() for e in d["sizes"].values()):
+        # release 2: spin updates with the baselines, residual energy and time to target
+        print(f"wrote {save(plot_spin_updates(summary), Path(args.out) / 'spin_updates.png')}")
+        print(f"wrote {save(plot_at_optimum(summary), Path(args.out) / 'at_optimum.png')}")
 
 
 def cmd_compact(args) -> None:
