@@ -344,3 +344,37 @@ def test_the_release_2_plots_draw_from_a_summary(tmp_path):
     assert e["at_optimum"]["length"] == e["quantiles"]["0.5"]["optimal_length_spin_updates"]
     for fig, name in ((plot_spin_updates(s), "su.png"), (plot_at_optimum(s), "ao.png")):
         assert save(fig, tmp_path / name).stat().st_size > 10_000
+
+
+def test_the_tuned_row_takes_the_range_with_the_smallest_median_and_is_its_own_row():
+    from formulations.harness import tuning as T
+    from formulations.harness.release import CountedPlanner, summarize
+
+    rng = np.random.default_rng(7)
+    recs = []
+    for br, p in (((1.0, 10.0), 0.05), ((0.3, 30.0), 0.2), ((0.1, 3.0), 0.0)):
+        for i in range(5):
+            k = int(rng.binomial(400, p))
+            recs.append({"instance": f"t{i}_10x10", "size": "10x10", "sampler": "sa",
+                         "length": 100, "reads": 400, "successes": k, "variables": 120,
+                         "variant": {"beta_range": list(br)}})
+    got = T.choose(recs)["10x10"]
+    assert got["beta_range"] == [0.3, 30.0] and got["length"] == 100 and len(got["puzzles"]) == 5
+    assert got["median_tts99_spin_updates"]["0.1,3"] is None       # never solved: infinite
+    # a tie goes to the default range
+    best = [r for r in recs if r["variant"]["beta_range"] == [0.3, 30.0]]
+    tie = best + [dict(r, variant={"beta_range": [1.0, 10.0]}) for r in best]
+    assert T.choose(tie)["10x10"]["beta_range"] == [1.0, 10.0]
+    # the planner's tuned tasks are sa with that range; their records form the row "sa-tuned"
+    pl = CountedPlanner({"5x5": ["heart_5x5"]}, ["sa", T.TUNED])
+    pl.sources = {"heart_5x5": "repo:puzzles/heart5.txt"}
+    pl.tuned = {"5x5": {"beta_range": [0.3, 30.0]}}
+    t = pl.task("heart_5x5", T.TUNED, 20, 0)
+    assert t.sampler == "sa" and t.beta_range == (0.3, 30.0) and t.key.endswith("|beta=0.3:30")
+    rec = measure(t)
+    assert T.row_of(rec) == T.TUNED and T.row_of(measure(pl.task("heart_5x5", "sa", 20, 0))) == "sa"
+    s = summarize([dict(r, size="10x10", sampler="sa", variant={"beta_range": [0.3, 30.0]},
+                        key=r["key"] + "|beta=0.3:30") for r in _synthetic(np.random.default_rng(3))]
+                  + _synthetic(np.random.default_rng(3)), resamples=50)
+    assert set(s["samplers"]) == {"sa", T.TUNED}
+    assert s["samplers"]["sa"]["sizes"]["10x10"]["instances"] == 40

@@ -37,7 +37,7 @@ READS_PER_CALL = 10
 # release 1's caps left sa's 30x30 median at its top length (a bound) and every tabu optimum
 # flat (its reads stopped at the ground state); release 2's tabu reads run their full cutoff
 MAX_LENGTH = {"sa": 102400, "openjij-sa": 16000, "openjij-sqa": 4000, "tabu": 409600,
-              "pimc": 8000, "rotor": 8000, "pt": 8000, "pa": 4000}
+              "pimc": 8000, "rotor": 8000, "pt": 8000, "pa": 4000, "sa-tuned": 102400}
 SHORT_READ_S = 0.002     # reads shorter than this by the cost model come in calls of 100
 
 

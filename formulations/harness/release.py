@@ -49,6 +49,7 @@ from formulations.harness.study import (  # noqa: E402
     pooled,
     run_tasks,
 )
+from formulations.harness.tuning import TUNED, read_tuning, relabel, row_of  # noqa: E402
 from formulations.analysis.optimal import (  # noqa: E402
     QUANTILES,
     LadderData,
@@ -84,7 +85,7 @@ CPU_BUDGET_S = 30.0     # sampling CPU per record at most (fewer reads beyond it
 MAX_LENGTH = {"sa": 32000, "openjij-sa": 16000, "openjij-sqa": 4000, "tabu": 204800,
               "pimc": 8000, "rotor": 8000, "pt": 8000, "pa": 4000}
 MIN_LENGTH = {"sa": 4, "openjij-sa": 4, "openjij-sqa": 4, "tabu": 4,
-              "pimc": 4, "rotor": 4, "pt": 4, "pa": 4}
+              "pimc": 4, "rotor": 4, "pt": 4, "pa": 4, "sa-tuned": 4}
 INITIAL_SPAN = 2        # the first ladder: the guess and two sqrt(2) steps either side
 BASE = 100.0            # every ladder is a subset of 100 * sqrt(2)^k
 RESAMPLES = 1000
@@ -178,6 +179,7 @@ class Planner:
         self.decided: dict[tuple, tuple[int, list[int]]] = {}
         self.variables: dict[str, int] = {}
         self.sizes: dict[str, tuple[int, int]] = {}
+        self.tuned: dict[str, Any] = {}      # size: tuning.json's entry (the tuned sa row)
 
     def task(self, key: str, sampler: str, length: int, seed: int) -> Task:
         if sampler in EXACT:
@@ -203,6 +205,8 @@ class Planner:
     def initial(self, sampler: str, size: str) -> list[int]:
         if sampler in EXACT:
             return [0]  # one trial per puzzle, no anneal length
+        if sampler == TUNED and size not in self.tuned:
+            return []   # no beta range tuned at this size (release.py tune): no tuned row
         keys = self.selection[size]
         n = sorted(self._vars(k) for k in keys[:5])[len(keys[:5]) // 2]
         lo, hi = self.min_length[sampler], self.max_length[sampler]
@@ -216,7 +220,7 @@ class Planner:
     def __call__(self, records: dict[str, dict]) -> list[Task]:
         by_group: dict[tuple[str, str], list[dict]] = defaultdict(list)
         for r in records.values():
-            by_group[(r["sampler"], r["instance"].rsplit("_", 1)[-1])].append(r)
+            by_group[(row_of(r), r["instance"].rsplit("_", 1)[-1])].append(r)
         tasks: list[tuple[tuple, Task]] = []
         order = {s: i for i, s in enumerate(self.samplers)}
         for size in sorted(self.selection, key=lambda s: math.prod(map(int, s.split("x")))):
@@ -224,9 +228,9 @@ class Planner:
                 recs = by_group.get((sampler, size), [])
                 ladder = sorted(set(self.initial(sampler, size)) | {r["length"] for r in recs})
                 have = {r["key"] for r in recs}
-                missing = [self.task(k, sampler, L, s) for L in ladder
-                           for k in self.selection[size] for s in self.seeds
-                           if f"{k}|{sampler}|{L}|{s}" not in have]
+                missing = [t for t in (self.task(k, sampler, L, s) for L in ladder
+                                       for k in self.selection[size] for s in self.seeds)
+                           if t.key not in have]
                 if not missing:
                     missing = self._extend(sampler, size, ladder, recs)
                 cells = math.prod(map(int, size.split("x")))
@@ -287,9 +291,13 @@ class CountedPlanner(Planner):
         if sampler in EXACT:
             return super().task(key, sampler, length, seed)
         self._vars(key)
+        beta = None
+        if sampler == TUNED:   # sa with the beta range tuned for this size
+            sampler, beta = "sa", tuple(self.tuned[key.rsplit("_", 1)[-1]]["beta_range"])
         return Task(self.study, key, self.src(key), sampler, length, seed, reads=P.MAX_READS,
                     reads_per_call=P.reads_per_call(sampler, length, *self.sizes[key]),
-                    until_successes=P.UNTIL_SUCCESSES, min_reads=P.MIN_READS, cpu_budget_s=0.0)
+                    until_successes=P.UNTIL_SUCCESSES, min_reads=P.MIN_READS, cpu_budget_s=0.0,
+                    beta_range=beta)
 
 
 class SamplerPlanner(CountedPlanner):
@@ -390,7 +398,7 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES,
     from . import protocol as P
     import numpy as np
 
-    recs = pooled(records)
+    recs = pooled(relabel(records))
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for r in recs:
         groups[(r["sampler"], r["size"])].append(r)
@@ -664,6 +672,13 @@ def cmd_run(args) -> None:
         entry = _session(args)
         planner: Planner = CountedPlanner(sel, samplers,
                                           seeds=[int(x) for x in args.seeds.split(",")])
+        planner.tuned = read_tuning(out / "tuning.json")
+        if TUNED in samplers:
+            lacking = [z for z in sel if z not in planner.tuned]
+            if lacking:
+                print(f"{TUNED}: no beta range tuned at {', '.join(lacking)} (run `python "
+                      f"bench/release.py tune --sizes ...` first); those sizes have no tuned row",
+                      file=sys.stderr)
     else:
         entry = manifest_entry(args)
         planner = Planner(sel, samplers, reads=args.reads, budget=args.budget)
@@ -790,6 +805,46 @@ def cmd_calibrate(args) -> None:
         print(f"{g:<20} c {d['c_s']:.3e} s per spin update (rounds {min(d['c_rounds']):.3e} to "
               f"{max(d['c_rounds']):.3e}), a {d['a_s']:.3e} s per read, set-up "
               f"{d['setup_cpu_s'] * 1000:.2f} ms")
+
+
+def cmd_tune(args) -> None:
+    """The tuned sa row's beta range per size (formulations.harness.tuning): sa on training
+    puzzles outside the selection at the centre of its first ladder, every range of the grid,
+    count rule; records in OUT/tuning/ (resumable), the choice in OUT/tuning.json."""
+    from formulations.io import iter_janko
+    from . import tuning as T
+
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    sizes = [z for z in args.sizes.split(",") if z not in GENERATED_SIZES]
+    sel = read_selection()
+    everything: dict[str, list[str]] = defaultdict(list)
+    for key, _p, _ in iter_janko(JANKO):
+        everything[key.rsplit("_", 1)[-1]].append(key)
+    out = Path(args.out)
+    pl = CountedPlanner({z: sel.get(z, []) for z in sizes}, ["sa"])
+    tasks: list[Task] = []
+    for z in sizes:
+        keys = T.training_keys(everything[z], sel.get(z, []), size=z)
+        if not keys:
+            print(f"{z}: no janko puzzle outside the selection: no tuned row", file=sys.stderr)
+            continue
+        pl.selection[z] = keys   # the ladder's centre from the training puzzles' QUBO size
+        centre = pl.initial("sa", z)[INITIAL_SPAN]
+        tasks += T.tuning_tasks(z, keys, source_of, centre,
+                                lambda k, L: pl.task(k, "sa", L, 0))
+    entry = _session(args, tuning={"sizes": sizes, "grid": [list(b) for b in T.BETA_GRID]})
+    (out / "tuning").mkdir(parents=True, exist_ok=True)
+    add_manifest(out, entry)
+    got = run_tasks(lambda recs: tasks, RecordFile(out / "tuning" / "records.jsonl.gz"),
+                    workers=args.workers, scheduler=args.scheduler, progress=not args.quiet,
+                    log=lambda s: print(s, file=sys.stderr), desc="tune",
+                    stamp={"session": entry["started"]})
+    chosen = T.read_tuning(out / "tuning.json") | T.choose(list(got.values()))
+    T.write_tuning(out / "tuning.json", chosen)
+    for z, d in sorted(chosen.items(), key=lambda kv: math.prod(map(int, kv[0].split("x")))):
+        print(f"{z}: beta range {d['beta_range']} (at {d['length']} sweeps on "
+              f"{len(d['puzzles'])} training puzzles; median TTS99 per range, spin updates: "
+              f"{d['median_tts99_spin_updates']})")
 
 
 def cmd_verify(args) -> None:
@@ -926,7 +981,7 @@ def cmd_baseline(args) -> None:
 
 
 def cmd_status(args) -> None:
-    records = RecordFile(Path(args.out) / "records.jsonl.gz").read()
+    records = relabel(RecordFile(Path(args.out) / "records.jsonl.gz").read())
     c: dict[tuple, list] = defaultdict(lambda: [0, 0.0, set(), set()])
     for r in records:
         if "error" in r:
@@ -1383,7 +1438,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("command", choices=["select", "run", "summary", "status", "compact",
                                         "estimate", "plot", "table", "verify", "calibrate",
-                                        "sampler", "baseline"])
+                                        "sampler", "baseline", "tune"])
     ap.add_argument("target", nargs="?", default=None,
                     help="sampler: the dimod sampler class, module:Class")
     ap.add_argument("--release", type=int, choices=(1, 2), default=2,
@@ -1436,7 +1491,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     {"verify": cmd_verify, "calibrate": cmd_calibrate, "sampler": cmd_sampler,
      "baseline": cmd_baseline, "select": cmd_select, "run": cmd_run, "summary": cmd_summary, "status": cmd_status,
      "compact": cmd_compact, "estimate": cmd_estimate,
-     "plot": cmd_plot, "table": cmd_table}[args.command](args)
+     "plot": cmd_plot, "table": cmd_table, "tune": cmd_tune}[args.command](args)
     return 0
 
 
