@@ -40,18 +40,11 @@ import sys
 import time
 from pathlib import Path
 
-from formulations.harness.studies.pbnsolve import (
-    RESULTS,
-    SHARED,
-    find_pbnsolve,
-    puzzle_sets,
-    run_child,
-    run_pbnsolve,
-    summarise,
-)
-
 
 def run_worker(spec: dict, path: Path, limit: float, nice: int) -> dict:
+    """One solve in a fresh child (this script's ``--worker``), its peak memory from wait4."""
+    from formulations.harness.studies.pbnsolve import run_child
+
     argv = [sys.executable, str(Path(__file__).resolve()), "--worker", json.dumps(spec), str(path),
             str(limit)]
     wall, cpu, rss, out, killed = run_child(argv, limit + 60, nice)
@@ -120,14 +113,27 @@ def main(argv: list[str] | None = None) -> int:
                     help="model backends run with presolve=True on the cauldron set")
     ap.add_argument("--only", default="", help="puzzle names (file stems), comma separated")
     ap.add_argument("--pbnsolve", default=None, help="a pbnsolve binary (default: build it)")
-    ap.add_argument("--anchor", default=str(SHARED / "anchors" / "pbnsolve"))
-    ap.add_argument("--corpus", default=str(SHARED / "corpus"))
+    ap.add_argument("--anchor", default=None, help="default: shared/anchors/pbnsolve beside the "
+                    "checkout")
+    ap.add_argument("--corpus", default=None, help="default: shared/corpus beside the checkout")
     ap.add_argument("--nice", type=int, default=10, help="niceness of every child (default 10)")
     ap.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
         worker(*args.worker)
         return 0
+    # imported only here: a worker's peak memory is its solve's, not the study's imports'
+    from formulations.harness.studies.pbnsolve import (
+        RESULTS,
+        SHARED,
+        find_pbnsolve,
+        puzzle_sets,
+        run_pbnsolve,
+        summarise,
+    )
+
+    args.anchor = args.anchor or str(SHARED / "anchors" / "pbnsolve")
+    args.corpus = args.corpus or str(SHARED / "corpus")
     RESULTS.mkdir(parents=True, exist_ok=True)
     binary = find_pbnsolve(args.pbnsolve, Path(args.anchor))
     if binary is None:
