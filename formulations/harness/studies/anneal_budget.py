@@ -18,6 +18,8 @@ VARIANTS = ("x",)  # BACKEND+VARIANT on --backends: sa+x is sa on the model with
 
 
 def sample(size: str, k: int, seed: int) -> list[str]:
+    """``k`` janko keys of ``size``, drawn with ``seed`` (sorted, so a resumed run plans the
+    same)."""
     from formulations.io import iter_janko
 
     keys = [key for key, *_ in iter_janko(corpus_root() / JANKO_REL) if key.endswith(f"_{size}")]
@@ -33,6 +35,7 @@ def parse_backend(spec: str) -> tuple[str, bool, tuple | None]:
 
 
 def budget_task(spec: str, key: str, source: str, time_limit: float) -> Task:
+    """One time-budget run of ``spec`` (``sa+x``, ``tabu+tenure=40``) on one puzzle."""
     name, ux, params = parse_backend(spec)
     return Task(STUDY, key, source, name, 0, 0, reads=1, use_x=ux, params=params,
                 time_limit=time_limit)
@@ -54,6 +57,7 @@ def cat15_task(spec: str, reads: int = 100) -> Task | None:
 
 
 def plan(args: argparse.Namespace) -> list[Task]:
+    """The budget runs of every backend on each size's sample, and cat15 at the default length."""
     backends = [b for b in args.backends.split(",") if b]
     tasks = []
     for size in args.sizes.split(","):
@@ -109,6 +113,7 @@ def cat15(records: Sequence[dict]) -> list[dict]:
 
 
 def report(records: Sequence[dict]) -> None:
+    """Prints the solved fractions with their intervals and cat15's TTS99 per backend."""
     from formulations.harness import format_table
 
     rows = table(records)

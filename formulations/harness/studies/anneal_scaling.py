@@ -141,6 +141,7 @@ class Planner:
 # -- the statistics ------------------------------------------------------------------------------
 
 def group_of(r: dict) -> str:
+    """The record's group of puzzles (random or janko)."""
     return "random" if r["instance"].startswith("random") else "janko"
 
 
@@ -178,6 +179,7 @@ def _fmt(v: float | None) -> str:
 
 
 def report(records: Sequence[dict], out: Path) -> dict:
+    """Writes ``summary.json`` and ``scaling_GROUP.png`` into ``out`` and prints the medians."""
     from formulations.harness import release
     from formulations.show.plots import save
 

@@ -162,6 +162,7 @@ def _ms(x: float | None) -> str:
 
 
 def report(records: Sequence[dict], experiment: str) -> None:
+    """Prints one experiment's points and the best sweeps per series (or per size)."""
     recs = select(records, experiment)
     print(f"\n== {experiment}: {len(recs)} records; TTS99 in ms of CPU [95 % interval] ==")
     if experiment != "sizes":

@@ -191,11 +191,13 @@ def run_automaton(puzzle: Puzzle, timeout: float, method: str = "enumerate") -> 
 
 
 def survey_puzzles() -> Iterator[tuple[str, str, Callable[[], Puzzle]]]:
+    """The webpbn survey's puzzles, each read when its turn comes."""
     for p in sorted(SURVEY.glob("*.non")):
         yield "survey", p.stem, partial(read_puzzle, p)
 
 
 def wolter_puzzles() -> Iterator[tuple[str, str, Callable[[], Puzzle]]]:
+    """Wolter's Knotty and Faase, where the corpus has them."""
     for p in WOLTER:
         if p.exists():
             yield "wolter", p.stem, partial(read_puzzle, p)
@@ -220,6 +222,7 @@ def janko_puzzles(k: int) -> Iterator[tuple[str, str, Callable[[], Puzzle]]]:
 
 @dataclass
 class Side:
+    """One side of the comparison: how it runs a puzzle and its runs so far."""
     name: str
     fn: Callable[[Puzzle], Run]
     runs: list[Run] = field(default_factory=list)
@@ -233,10 +236,12 @@ def median(xs: list[float | None]) -> float | None:
 
 
 def fmt(x: float | None, nd: int = 3) -> str:
+    """A number for the CSV (empty for None)."""
     return "" if x is None else f"{x:.{nd}f}"
 
 
 def summarise(side: Side) -> dict:
+    """A side's runs as medians (of the decided runs when all decided), status and notes."""
     runs = side.runs
     statuses = sorted({r.status for r in runs})
     status = statuses[0] if len(statuses) == 1 else "/".join(statuses)

@@ -94,6 +94,7 @@ def select(train: dict[str, int] = TRAIN_PER_SIZE, test: dict[str, int] = TEST_P
 
 
 def write_selection(sel: dict, path: Path = PUZZLES) -> None:
+    """Writes the train/test list (one ``PHASE REF`` a line, commented)."""
     lines = [f"# the encodings study's puzzles (bench/encodings_tts.py select): janko keys of "
              f"{JANKO_REL} in the corpus, or paths",
              f"# per size random.Random('{SELECT_SEED}-SIZE').sample(keys sorted by id, "
@@ -192,10 +193,12 @@ class Config:
 
 
 def stage_a(encoding: str, sampler: str, scales: Sequence[float] = SCALES) -> list[Config]:
+    """Stage A's configurations: with and without x, each scale of the structural weights."""
     return [Config(encoding, sampler, ux, s) for ux in (False, True) for s in scales]
 
 
 def stage_b(best: Config, betas: Sequence[tuple[float, float]] = BETAS) -> list[Config]:
+    """Stage B (sa only): stage A's best with each other beta range."""
     if best.sampler != "sa":
         return []
     return [Config(best.encoding, best.sampler, best.use_x, best.scale, (b[0], b[1]))
@@ -369,6 +372,7 @@ def choose(candidates: Sequence[tuple[Config, Outcome]]) -> Config:
 
 
 def tuned_length(best: Config, groups: Sequence[tuple[Group, Outcome]]) -> int | None:
+    """The tuned configuration's optimal length on the training puzzles (None: no optimum)."""
     for g, o in groups:
         if g.config == best and o.optima:
             return o.optima[0].optimal_length
@@ -575,8 +579,10 @@ def success_curves(planner: Planner, records: dict[str, dict]) -> list[dict]:
 
 
 def fmt(v: Any, digits: int = 3) -> str:
+    """A value as the tables print it."""
     return format_value(v, digits)
 
 
 def interval(v: Any, lo: Any, hi: Any) -> str:
+    """A value with its interval, ``v [lo, hi]``."""
     return f"{fmt(v)} [{fmt(lo)}, {fmt(hi)}]"

@@ -56,6 +56,7 @@ FOLDERS = {  # set name -> (folder, glob)
 
 
 def janko(sizes: set[tuple[int, int]] | None = None) -> Iterator[tuple[str, Puzzle]]:
+    """janko's puzzles (of ``sizes`` when given)."""
     from formulations.io import iter_janko
     for key, p, _ in iter_janko(JANKO):
         if sizes is None or (p.height, p.width) in sizes:
@@ -83,6 +84,7 @@ def tournament_set(path: Path) -> list[Puzzle]:
 
 
 def corpus_sets(per_set: int) -> Iterator[tuple[str, str, Puzzle]]:
+    """(set, name, puzzle) of every corpus set rated, at most ``MAX_CELLS`` cells each."""
     from formulations.io import read_puzzle
     for key, p in janko():
         size = f"{p.height}x{p.width}"
@@ -129,12 +131,14 @@ def cpu(fn: Callable[[], Any]) -> float:
 
 
 def bootstrap(values: np.ndarray, stat, n: int = 2000, seed: int = 1) -> tuple[float, float]:
+    """The 95 % percentile bootstrap interval of ``stat`` over ``values``."""
     rng = np.random.default_rng(seed)
     got = [stat(values[rng.integers(0, len(values), len(values))]) for _ in range(n)]
     return float(np.nanpercentile(got, 2.5)), float(np.nanpercentile(got, 97.5))
 
 
 def report_cost(rows: list[dict]) -> list[str]:
+    """Prints (and returns) the cost table's rows: the trace's CPU against ``lines``'."""
     out = []
     L = np.array([r["lines"] for r in rows])
     for key, what in (("explain", "trace with placement counts"),
@@ -150,6 +154,7 @@ def report_cost(rows: list[dict]) -> list[str]:
 
 
 def spearman(x, y) -> tuple[float, float, float, int]:
+    """Spearman's rho with its 95 % bootstrap interval and n (nan below ``MIN_RHO`` puzzles)."""
     from scipy.stats import spearmanr
     x, y = np.asarray(x, float), np.asarray(y, float)
     if len(x) < MIN_RHO or len(set(x)) < 2 or len(set(y)) < 2:
@@ -193,6 +198,7 @@ def sa_tts() -> dict[str, float]:
 
 
 def fmt_rho(r) -> str:
+    """A correlation as the table prints it."""
     rho, lo, hi, n = r
     return "–" if math.isnan(rho) else f"{rho:+.2f} [{lo:+.2f}, {hi:+.2f}] (n={n})"
 

@@ -20,6 +20,7 @@ CPSAT_DIRECTIONS = ("lines", "probed", "rows", "rows-restart", "sa-hint")
 
 
 def line_fixed_point(eng: Engine) -> list[int] | None:
+    """The state line solving reaches (None: the puzzle has no solution)."""
     state = eng.initial_state()
     return state if eng.propagate(state, None) else None
 

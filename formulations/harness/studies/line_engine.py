@@ -35,6 +35,7 @@ FIELDS = ["set", "name", "height", "width", "status", "solutions", "unique", "ch
 
 
 def janko(limit: int | None) -> Iterator[tuple[str, Puzzle, Grid | None]]:
+    """janko's puzzles with their published solutions (the first ``limit``)."""
     from formulations.io import iter_janko
 
     for n, item in enumerate(iter_janko(JANKO)):
@@ -44,6 +45,7 @@ def janko(limit: int | None) -> Iterator[tuple[str, Puzzle, Grid | None]]:
 
 
 def survey(limit: int | None) -> Iterator[tuple[str, Puzzle, Grid | None]]:
+    """The webpbn survey's puzzles (the first ``limit``), without solutions."""
     from formulations.io import read_puzzle
 
     for n, path in enumerate(sorted(SURVEY.glob("*.non"))):
@@ -53,6 +55,7 @@ def survey(limit: int | None) -> Iterator[tuple[str, Puzzle, Grid | None]]:
 
 
 def seed000(limit: int | None) -> Iterator[tuple[str, Puzzle, Grid | None]]:
+    """janko's 15x15 and 25x25 puzzles, seed 000's yardsticks."""
     n = 0
     for key, p, goal in janko(None):
         if (p.height, p.width) in SEED000_MS:
@@ -64,6 +67,8 @@ def seed000(limit: int | None) -> Iterator[tuple[str, Puzzle, Grid | None]]:
 
 def run_one(kind: str, name: str, p: Puzzle, goal: Grid | None, time_limit: float | None,
             unique: bool, repeat: int = 1) -> dict:
+    """One puzzle's row: the fastest of ``repeat`` timed solves, checked against the clues and the
+    goal."""
     dt = float("inf")
     for _ in range(max(1, repeat)):  # the fastest of ``repeat`` runs: the machine is shared
         clear_cache()  # each puzzle on its own: no settled lines left over from the previous ones
@@ -95,6 +100,7 @@ def run_one(kind: str, name: str, p: Puzzle, goal: Grid | None, time_limit: floa
 
 
 def summarise(kind: str, rows: list[dict]) -> None:
+    """Prints a set's solved counts and times (and seed 000's and the baseline's where known)."""
     if not rows:
         return
     solved = [r for r in rows if r["solutions"]]

@@ -99,6 +99,8 @@ def _number(v: str) -> bool:
 
 
 def plan(mode: str, args: argparse.Namespace) -> list[Task]:
+    """The tasks of ``tune`` (every setting of the grid) or ``compare`` (each backend at its
+    defaults)."""
     backends = args.backends.split(",")
     if mode == "compare":
         backends = ["sa"] + [b for b in backends if b != "sa"]
@@ -113,6 +115,7 @@ def plan(mode: str, args: argparse.Namespace) -> list[Task]:
 # -- the statistics ------------------------------------------------------------------------------
 
 def setting_of(r: dict) -> str:
+    """A record's setting as the command line writes it (``sweeps=400+gamma=1``)."""
     v = r.get("variant", {})
     parts = [f"sweeps={r['length']}"]
     if "beta_range" in v:
@@ -132,6 +135,7 @@ def points(records: Sequence[dict]) -> list[dict]:
 
 
 def geomean(xs: Sequence[float]) -> float:
+    """The geometric mean (nan of nothing)."""
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else math.nan
 
 
@@ -157,6 +161,8 @@ def _ms(x: float) -> str:
 
 
 def report(records: Sequence[dict], mode: str, tasks: Sequence[Task]) -> None:
+    """Prints the points of the tasks asked for: the best setting per puzzle, or the ratios to
+    sa."""
     keys = {t.key for t in tasks}
     recs = [r for r in records if r["key"] in keys]
     print(f"{len(recs)} records; TTS99 in ms of CPU [95 % interval]")

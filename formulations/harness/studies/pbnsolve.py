@@ -102,6 +102,7 @@ def find_pbnsolve(given: str | None, anchor: Path) -> Path | None:
 
 
 def pbnsolve_verdict(text: str) -> str:
+    """pbnsolve's verdict from its last output line (unique, multiple, infeasible or none)."""
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     last = lines[-1] if lines else ""
     if last.startswith("unique"):
@@ -145,12 +146,14 @@ def run_child(argv: list[str], limit: float, nice: int) -> tuple[float, float, i
 
 
 def run_pbnsolve(binary: Path, path: Path, limit: float, nice: int) -> dict:
+    """One ``pbnsolve -u -b FILE`` run: verdict, wall, CPU and peak memory."""
     wall, cpu, rss, out, killed = run_child([str(binary), "-u", "-b", str(path)], limit, nice)
     return {"verdict": "none" if killed else pbnsolve_verdict(out), "wall_s": wall, "cpu_s": cpu,
             "rss_kb": rss, "note": "killed at the limit" if killed else ""}
 
 
 def median(xs: list[float]) -> float:
+    """The median (nan of nothing)."""
     return statistics.median(xs) if xs else math.nan
 
 

@@ -137,6 +137,7 @@ def child_cpu_delta() -> float:
 
 
 def find_nonosolve(given: str | None) -> Path | None:
+    """The nonosolve binary: ``given``, else built once from its anchor (None: cannot)."""
     if given:
         return Path(given)
     out = Path("/tmp/nonosolve-build")
@@ -157,6 +158,7 @@ def records_path(unique: bool, folder: Path = RECORDS) -> Path:
 
 
 def load_records(path: Path) -> list[dict]:
+    """The records so far (a line cut by a kill is dropped: that puzzle runs again)."""
     if not path.exists():
         return []
     out = []
@@ -169,6 +171,7 @@ def load_records(path: Path) -> list[dict]:
 
 
 def record_key(r: dict) -> tuple:
+    """What makes a record the same run (label, set, puzzle, solver, time limit)."""
     return (r["label"], r["set"], r["id"], r["solver"], r["time_limit"])
 
 
