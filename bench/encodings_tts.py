@@ -35,10 +35,8 @@ chosen settings go to ``bench/results/encodings/tuned.json``. The corpus is read
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -57,9 +55,11 @@ from formulations.harness.studies.encodings_tts import (
     read_records,
     read_selection,
     select,
+    status_lines,
     test_summary,
     tuned_settings,
     tuning_table,
+    write_json,
     write_selection,
 )
 from formulations.harness.study import RecordFile, run_tasks
@@ -74,13 +74,6 @@ def planner_of(args: argparse.Namespace) -> Planner:
     return Planner(puzzles, args.encodings.split(","), args.samplers.split(","),
                    scales=[float(s) for s in args.scales.split(",")], betas=betas,
                    tune=tune, test=test)
-
-
-def write_json(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=1) + "\n")
-    os.replace(tmp, path)
 
 
 def cmd_select(args) -> None:
@@ -123,19 +116,7 @@ def cmd_report(args) -> None:
 
 
 def cmd_status(args) -> None:
-    records = RecordFile(Path(args.out) / "records.jsonl.gz").read()
-    c: dict[tuple, list] = defaultdict(lambda: [0, 0.0])
-    for r in records:
-        if "error" in r:
-            continue
-        a = c[(r["study"], r["encoding"], r["sampler"], r["size"])]
-        a[0] += 1
-        a[1] += r["cpu_s"] + r["setup_cpu_s"] + (r.get("overhead_cpu_s") or 0.0)
-    errors = sum(1 for r in records if "error" in r)
-    total = sum(a[1] for a in c.values())
-    print(f"{len(records)} records ({errors} errors), {total / 60:.1f} CPU-min measured")
-    for k, (n, cpu) in sorted(c.items()):
-        print(f"{k[0]:<20} {k[1]:<10} {k[2]:<5} {k[3]:>6}: {n:>5} records, {cpu:7.1f} CPU-s")
+    print("\n".join(status_lines(RecordFile(Path(args.out) / "records.jsonl.gz").read())))
 
 
 def cmd_compact(args) -> None:

@@ -3,7 +3,9 @@ and test puzzles, the configurations tried while tuning, the two-phase planner, 
 settings and the tables (optimal TTS99 per quantile, paired ratios to order, success curves)."""
 from __future__ import annotations
 
+import json
 import math
+import os
 import random
 import sys
 from collections import defaultdict
@@ -586,3 +588,28 @@ def fmt(v: Any, digits: int = 3) -> str:
 def interval(v: Any, lo: Any, hi: Any) -> str:
     """A value with its interval, ``v [lo, hi]``."""
     return f"{fmt(v)} [{fmt(lo)}, {fmt(hi)}]"
+
+
+def status_lines(records: Sequence[dict]) -> list[str]:
+    """The records so far, per phase, encoding, sampler and size: how many and their CPU
+    (sampling, set-up and the zero-length call)."""
+    c: dict[tuple, list] = defaultdict(lambda: [0, 0.0])
+    for r in records:
+        if "error" in r:
+            continue
+        a = c[(r["study"], r["encoding"], r["sampler"], r["size"])]
+        a[0] += 1
+        a[1] += r["cpu_s"] + r["setup_cpu_s"] + (r.get("overhead_cpu_s") or 0.0)
+    errors = sum(1 for r in records if "error" in r)
+    total = sum(a[1] for a in c.values())
+    return [f"{len(records)} records ({errors} errors), {total / 60:.1f} CPU-min measured"] + \
+        [f"{k[0]:<20} {k[1]:<10} {k[2]:<5} {k[3]:>6}: {n:>5} records, {cpu:7.1f} CPU-s"
+         for k, (n, cpu) in sorted(c.items())]
+
+
+def write_json(path: Path, data: dict) -> None:
+    """Writes ``data`` as indented JSON through a temporary file (a kill leaves the old one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
+    os.replace(tmp, path)
