@@ -18,7 +18,7 @@ from typing import Any
 
 from .harness import compare, format_table, read_results, summarize
 from .harness.records import one_line
-from .harness.runner import serve
+from .harness.executors import serve
 from .harness.sweep import DEFAULT_TIME_LIMIT, expand_options
 from .model.encodings import ENCODINGS
 from .puzzle import PuzzleError

@@ -1,5 +1,7 @@
-"""The rows of a comparison: one typed record per run, built from the verified result, written
-to a CSV as runs finish and read back with their types; tables and the summary per variant."""
+"""The rows of a comparison: one typed record per run (the ``run`` kind of the harness's one
+record format, :mod:`formulations.harness.recordfile`), built from the verified result, written
+as runs finish (a CSV, compare's default layout, or the JSON layout) and read back with their
+types; tables and the summary per variant."""
 from __future__ import annotations
 
 import csv
@@ -210,9 +212,19 @@ def _add_columns(path: Path) -> None:
 
 
 def read_results(path: str | Path) -> Table:
-    """Rows of a results CSV with their types restored. A file written before a column existed
-    (no ``encoding`` column, say) is read with that column None in every row."""
+    """Rows of a results file with their types restored: a CSV (a file written before a column
+    existed, no ``encoding`` column say, is read with that column None in every row) or the
+    JSON layout of :class:`~formulations.harness.recordfile.RecordFile` (its runs, each as
+    :meth:`RunRecord.to_row` gives it: the envelope's ``v`` and ``kind`` are the file's)."""
     out = Table()
+    if Path(path).suffix.lower() != ".csv":
+        from .recordfile import RecordFile, kind_of
+
+        for r in RecordFile(path).read():
+            if kind_of(r) == "run":
+                row = {k: v for k, v in r.items() if k not in ("v", "kind")}
+                out.append({**dict.fromkeys(k for k in FIELDS if k not in row), **row})
+        return out
     with Path(path).open(newline="") as f:
         reader = csv.DictReader(f)
         missing = [k for k in FIELDS if k not in (reader.fieldnames or ())]
