@@ -220,10 +220,7 @@ def read_results(path: str | Path) -> Table:
     if Path(path).suffix.lower() != ".csv":
         from .recordfile import RecordFile, kind_of
 
-        for r in RecordFile(path).read():
-            if kind_of(r) == "run":
-                row = {k: v for k, v in r.items() if k not in ("v", "kind")}
-                out.append({**dict.fromkeys(k for k in FIELDS if k not in row), **row})
+        out.extend(run_row(r) for r in RecordFile(path).read() if kind_of(r) == "run")
         return out
     with Path(path).open(newline="") as f:
         reader = csv.DictReader(f)
@@ -236,6 +233,14 @@ def read_results(path: str | Path) -> Table:
                 got[k] = None
             out.append(got)
     return out
+
+
+def run_row(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A run as :meth:`RunRecord.to_row` gives it, from either layout of a results file: the
+    JSON layout's envelope ``v`` and ``kind`` left to the file (as a CSV's header holds them),
+    a column the record lacks None."""
+    row = {k: v for k, v in record.items() if k not in ("v", "kind")}
+    return {**dict.fromkeys(k for k in FIELDS if k not in row), **row}
 
 
 # -- tables and the summary ------------------------------------------------------------------
