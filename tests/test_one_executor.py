@@ -65,8 +65,8 @@ def test_compare_rows_and_study_records_share_the_envelope_and_the_writer(tmp_pa
             ("heart5", "lines", "5x5", 25, "solved")
         assert e.source.endswith("heart5.txt") and e.message == "" and e.wall_s > 0
     assert set(ENVELOPE) <= set(rec) and set(ENVELOPE) - {"v", "kind"} <= set(rows[0])
-    with pytest.raises(ValueError, match="a CSV holds comparison runs"):
-        RecordFile(tmp_path / "runs.csv").append(rec)
+    with pytest.raises(ValueError, match="this CSV holds run records"):
+        RecordFile(tmp_path / "runs.csv", cmp.RUN_COLUMNS).append(rec)
 
 
 STUDIES = ("anneal_budget", "anneal_scaling", "anneal_tts", "encodings", "new_samplers",

@@ -28,9 +28,9 @@ readers have always used (``instance``, ``sampler``, ``error`` beside the envelo
 
 :class:`RecordFile` holds records of either kind in one of two layouts, by the file's suffix:
 
-* ``.csv``: a comparison's runs, one typed column per :data:`~formulations.harness.records.FIELDS`
-  (the layout ``compare`` writes by default; files written before some columns existed are
-  read with those None and widened on the first append);
+* ``.csv``: records of one kind in typed columns (:class:`Columns`; a comparison's runs,
+  :data:`~formulations.harness.records.RUN_COLUMNS`, the layout ``compare`` writes by default);
+  a file written before some columns existed is read with those None and widened on resuming;
 * anything else (``records.jsonl.gz``): gzip members of JSON lines, one member per record, each
   written with one ``write`` on a file opened for appending, so a kill leaves at most a torn
   last member, which :meth:`RecordFile.repair` cuts.
@@ -41,6 +41,7 @@ record, an error record included.
 """
 from __future__ import annotations
 
+import csv
 import gzip
 import json
 import os
@@ -49,6 +50,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ..results import BackendError
 
 RECORD_VERSION = 2
 ENVELOPE = ("v", "kind", "key", "puzzle", "source", "size", "cells", "backend", "options", "seed",
@@ -120,23 +123,119 @@ def envelope(record: Mapping[str, Any]) -> Envelope:
         wall_s=record.get("wall_s"))
 
 
+@dataclass(frozen=True)
+class Columns:
+    """A CSV layout: the columns of one kind of record, in order, and each one's type as its
+    annotation reads (``bool``, ``int | None``, ``float | None``, ``str``)."""
+    names: tuple[str, ...]
+    types: Mapping[str, str]
+    kind: str = "run"
+
+    def cell(self, v: Any) -> str:
+        if v is None:
+            return ""
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, float):
+            return repr(v)
+        return str(v)
+
+    def value(self, name: str, s: str) -> Any:
+        typ = self.types.get(name, "str")
+        if s == "" and "None" in typ:
+            return None
+        if typ.startswith("bool"):
+            return s == "true"
+        if typ.startswith("int"):
+            return int(s)
+        if typ.startswith("float"):
+            return float(s)
+        return s
+
+
+def read_csv(path: str | Path, columns: Columns) -> list[dict[str, Any]]:
+    """The rows of a CSV with their types restored; a column the file lacks (written before it
+    existed) is None in every row, a truncated line is left out."""
+    out = []
+    with Path(path).open(newline="") as f:
+        reader = csv.DictReader(f)
+        missing = [k for k in columns.names if k not in (reader.fieldnames or ())]
+        for row in reader:
+            if None in row or None in row.values():
+                continue  # a line with more or fewer cells than the header: truncated
+            got = {k: columns.value(k, v) for k, v in row.items()}
+            for k in missing:
+                got[k] = None
+            out.append(got)
+    return out
+
+
+class ColumnsSink:
+    """Appends rows to a CSV (header written once), flushing each so an interrupted run keeps
+    every finished row; a partial last line left by a hard kill is cut before appending."""
+
+    def __init__(self, path: str | Path, columns: Columns):
+        self.path, self.columns = Path(path), columns
+        names = columns.names
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.exists() and self.path.stat().st_size:
+            data = self.path.read_bytes()
+            if not data.endswith(b"\n"):
+                self.path.write_bytes(data[:data.rfind(b"\n") + 1])
+            with self.path.open(newline="") as f:
+                header = next(csv.reader(f), None)
+            if header and tuple(header) != names and set(header) < set(names):
+                self._widen()  # written before some columns existed
+            elif header and tuple(header) != names:
+                raise BackendError(f"{self.path}: columns differ from this version's "
+                                   f"({len(header)} vs {len(names)}); write to a new file")
+        new = not self.path.exists() or self.path.stat().st_size == 0
+        self.f = self.path.open("a", newline="")
+        self.w = csv.writer(self.f)
+        if new:
+            self.w.writerow(names)
+            self.f.flush()
+
+    def _widen(self) -> None:
+        """Rewrite a file written before some of the columns existed with every column (the
+        new ones empty), atomically, so that a run can append to it."""
+        rows = read_csv(self.path, self.columns)
+        tmp = self.path.with_suffix(self.path.suffix + ".tmp")
+        with tmp.open("w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(self.columns.names)
+            for r in rows:
+                w.writerow([self.columns.cell(r.get(k)) for k in self.columns.names])
+        tmp.replace(self.path)
+
+    def write(self, row: Mapping[str, Any]) -> None:
+        self.w.writerow([self.columns.cell(row.get(k)) for k in self.columns.names])
+        self.f.flush()
+
+    def close(self) -> None:
+        self.f.close()
+
+
 class RecordFile:
     """Records appended to a file, one layout by suffix (see the module docstring): a torn last
     record is cut on resuming, and a run skips the keys already present."""
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, columns: Columns | None = None):
         self.path = Path(path)
         self.csv = self.path.suffix.lower() == ".csv"
-        self._sink: Any = None  # the CSV layout's open writer
+        if self.csv and columns is None:
+            raise ValueError(f"{self.path}: a CSV needs its columns (e.g. "
+                             "formulations.harness.records.RUN_COLUMNS)")
+        self.columns = columns
+        self._sink: ColumnsSink | None = None  # the CSV layout's open writer
 
     # -- reading --------------------------------------------------------------------------------
 
     def read(self) -> list[dict]:
         """Every intact record, in the order written, as stored (a CSV's rows typed)."""
         if self.csv:
-            from .records import read_results
-
-            return list(read_results(self.path)) if self.path.exists() else []
+            assert self.columns is not None
+            return read_csv(self.path, self.columns) if self.path.exists() else []
         return list(self._members()[0])
 
     def resume(self) -> dict[str, dict]:
@@ -187,11 +286,10 @@ class RecordFile:
 
     # -- writing --------------------------------------------------------------------------------
 
-    def _open_csv(self) -> Any:
+    def _open_csv(self) -> ColumnsSink:
         if self._sink is None:
-            from .records import CsvSink
-
-            self._sink = CsvSink(self.path)  # cuts a partial line, widens an older header
+            assert self.columns is not None
+            self._sink = ColumnsSink(self.path, self.columns)  # cuts, widens, or refuses
         return self._sink
 
     def append(self, record: Mapping[str, Any]) -> None:
@@ -200,9 +298,10 @@ class RecordFile:
         (a CSV's header says them)."""
         kind = kind_of(record)
         if self.csv:
-            if kind != "run":
-                raise ValueError(f"{self.path}: a CSV holds comparison runs; write {kind} "
-                                 "records to a .jsonl.gz file")
+            assert self.columns is not None
+            if kind != self.columns.kind:
+                raise ValueError(f"{self.path}: this CSV holds {self.columns.kind} records; "
+                                 f"write {kind} records to a .jsonl.gz file")
             self._open_csv().write(record)
             return
         if "kind" not in record:
@@ -235,5 +334,5 @@ class RecordFile:
         os.replace(tmp, self.path)
 
 
-__all__ = ["ENVELOPE", "KINDS", "RECORD_VERSION", "Envelope", "RecordFile", "canonical",
-           "envelope", "kind_of", "study_status"]
+__all__ = ["ENVELOPE", "KINDS", "RECORD_VERSION", "Columns", "ColumnsSink", "Envelope",
+           "RecordFile", "canonical", "envelope", "kind_of", "read_csv", "study_status"]

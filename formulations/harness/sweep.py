@@ -18,7 +18,7 @@ from .executors import Executor, run_all
 from .jobs import (BackendSpec, Job, PuzzleRef, default_kill_after, load_puzzles, lookup_backend,
                    plan_jobs, resolve_backends)
 from .recordfile import RecordFile
-from .records import Table, run_row
+from .records import RUN_COLUMNS, Table, run_row
 from .runner import failed_row, run_job, warm_all, warm_job
 
 
@@ -135,7 +135,7 @@ def compare(puzzles: Iterable[str | Path | Puzzle | PuzzleRef],
     rows: dict[str, dict] = {}
     sink = None
     if out is not None:
-        sink = RecordFile(out)  # a .csv (the default layout) or a .jsonl.gz: one writer
+        sink = RecordFile(out, RUN_COLUMNS)  # a .csv (the default layout) or a .jsonl.gz: one writer
         for key, stored in sink.resume().items():
             r = run_row(stored)
             if key in wanted and not (retry_errors and r["status"] in ("error", "timeout")):
