@@ -69,6 +69,21 @@ def test_compare_rows_and_study_records_share_the_envelope_and_the_writer(tmp_pa
         RecordFile(tmp_path / "runs.csv", cmp.RUN_COLUMNS).append(rec)
 
 
+def test_on_dask_a_run_past_its_hard_limit_is_killed_in_its_child_and_the_next_one_runs():
+    distributed = pytest.importorskip("distributed")
+    house, cross = ROOT / "puzzles" / "house10.txt", ROOT / "puzzles" / "cross5.txt"
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  protocol="tcp", host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        # seed 000: cell backtracking does not finish a 10x10 in minutes
+        rows = cmp.compare([HEART, house, cross], "ladder:cell", seeds=[0], time_limit=None,
+                           kill_after=3, progress=False, scheduler=cluster.scheduler_address)
+    by = {r["puzzle"]: r for r in rows}
+    assert by["house10"]["status"] == "timeout" and by["house10"]["message"] == "killed after 3s"
+    for name in ("heart5", "cross5"):   # before the kill, and in the child that replaced it
+        assert by[name]["status"] == "solved" and by[name]["verified"]
+
+
 STUDIES = ("anneal_budget", "anneal_scaling", "anneal_tts", "encodings", "new_samplers",
            "release", "release2")
 

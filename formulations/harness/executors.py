@@ -275,7 +275,7 @@ class Executor:
         self.run, self.failed, self.kill_after, self.isolate = run, failed, kill_after, isolate
         self.setup, self.warm, self.on_start = setup, warm, on_start
         self.queued: deque[Any] = deque()         # local: waiting for a slot
-        self.futures: dict[Any, Any] = {}         # Dask: future -> item
+        self.futures: dict[Any, tuple[Any, bool]] = {}  # Dask: future -> (item, isolated)
         self.client = None
         self.slots: list[_Slot] = []
         self.own_client = False
@@ -308,11 +308,12 @@ class Executor:
                 self.slots.append(_Slot(self.setup))
             return
         limit = self.kill_after(item)
-        if limit is None and not self.isolate:
-            fut = self.client.submit(self.run, item, pure=False)
-        else:
+        isolated = limit is not None or self.isolate
+        if isolated:
             fut = self.client.submit(run_isolated, self.warm, self.run, item, limit, pure=False)
-        self.futures[fut] = item
+        else:
+            fut = self.client.submit(self.run, item, pure=False)
+        self.futures[fut] = (item, isolated)
         self.done.add(fut)
 
     def finished(self) -> Iterator[tuple[Any, Record]]:
@@ -327,14 +328,14 @@ class Executor:
         if not self.futures:
             return
         fut = next(self.done)
-        item = self.futures.pop(fut)
+        item, isolated = self.futures.pop(fut)
         try:
             got = fut.result()
         except Exception as exc:
             yield item, self.failed(item, Status.ERROR,
                                     f"dask task failed: {type(exc).__name__}: {exc}", None)
             return
-        if isinstance(got, tuple):  # run_isolated's answer
+        if isolated:  # run_isolated's answer: the record, or why there is none
             rec, why, wall = got
             if rec is None:
                 status = Status.TIMEOUT if why.startswith("killed") else Status.ERROR
