@@ -263,7 +263,7 @@ class Executor:
     an item's clock starts. ``on_start(item, pid)``: as each local item starts (monitoring).
     ``isolate``: on Dask, every item runs in a child process, not only those with a hard limit
     (compare's runs may start worker processes of their own, which a daemonic Dask worker
-    cannot)."""
+    cannot). ``label(item)``: the start of an item's Dask task key (the dashboard shows it)."""
 
     def __init__(self, run: Callable[[Any], Record], failed: Failure, *, workers: int = 1,
                  scheduler: Any = None,
@@ -271,8 +271,9 @@ class Executor:
                  setup: tuple[Callable[..., Any], tuple] | None = None,
                  warm: Callable[[Any], None] | None = None,
                  on_start: Callable[[Any, int | None], None] | None = None,
-                 isolate: bool = False):
+                 isolate: bool = False, label: Callable[[Any], str] | None = None):
         self.run, self.failed, self.kill_after, self.isolate = run, failed, kill_after, isolate
+        self.label, self.tag = label, os.urandom(4).hex()  # Dask task keys unique to this run
         self.setup, self.warm, self.on_start = setup, warm, on_start
         self.queued: deque[Any] = deque()         # local: waiting for a slot
         self.futures: dict[Any, tuple[Any, bool]] = {}  # Dask: future -> (item, isolated)
@@ -309,10 +310,12 @@ class Executor:
             return
         limit = self.kill_after(item)
         isolated = limit is not None or self.isolate
+        key = {} if self.label is None else {"key": f"{self.label(item)}-{self.tag}"}
         if isolated:
-            fut = self.client.submit(run_isolated, self.warm, self.run, item, limit, pure=False)
+            fut = self.client.submit(run_isolated, self.warm, self.run, item, limit, pure=False,
+                                     **key)
         else:
-            fut = self.client.submit(self.run, item, pure=False)
+            fut = self.client.submit(self.run, item, pure=False, **key)
         self.futures[fut] = (item, isolated)
         self.done.add(fut)
 

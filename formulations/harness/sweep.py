@@ -156,7 +156,8 @@ def compare(puzzles: Iterable[str | Path | Puzzle | PuzzleRef],
             with Executor(run_job, failed_row, workers=workers or os.cpu_count() or 1,
                           scheduler=scheduler, kill_after=lambda job: job.kill_after,
                           setup=(warm_all, (sorted({j.backend for j in todo}),)),
-                          warm=warm_job, on_start=on_start, isolate=True) as executor:
+                          warm=warm_job, on_start=on_start, isolate=True,
+                          label=lambda job: f"nonogram-run-{job.key}") as executor:
                 run_all(todo, executor, emit)
     finally:
         bar.close()
