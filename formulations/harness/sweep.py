@@ -1,5 +1,6 @@
 """A comparison sweep: every puzzle x backend variant x model choice x seed, one row per run,
-appended to a CSV as runs finish (run the same sweep again to resume), with progress shown."""
+run on the harness's one executor and appended to a results file (a CSV, or the JSON-lines
+layout) as runs finish (run the same sweep again to resume), with progress shown."""
 from __future__ import annotations
 
 import itertools
