@@ -37,7 +37,7 @@ READS_PER_CALL = 10
 # release 1's caps left sa's 30x30 median at its top length (a bound) and every tabu optimum
 # flat (its reads stopped at the ground state); release 2's tabu reads run their full cutoff
 MAX_LENGTH = {"sa": 102400, "openjij-sa": 16000, "openjij-sqa": 4000, "tabu": 409600,
-              "pimc": 8000, "rotor": 8000, "pt": 8000, "pa": 4000}
+              "pimc": 8000, "rotor": 8000, "pt": 8000, "pa": 4000, "sa-tuned": 102400}
 SHORT_READ_S = 0.002     # reads shorter than this by the cost model come in calls of 100
 
 
@@ -301,6 +301,57 @@ def spin_update_entries(rs: Sequence[dict], data: LadderData, *, resamples: int,
         else:
             e["cpu_from"] = "records"
         out[str(o.q)] = e
+    return out
+
+
+def at_optimum(rs: Sequence[dict], length: int | None, *, resamples: int,
+               seed: int = 0) -> dict[str, Any] | None:
+    """What a referee asks beside TTS99, at one length (the median's optimum): per puzzle the
+    mean residual energy of a read (penalty energy; 0 is the ground state) and, per energy
+    target t of TARGETS, the time to target (TTS99 of a read reaching energy <= t) in spin
+    updates; the median over puzzles of each with a 95 % two-level bootstrap interval (puzzles
+    resampled, then each puzzle's count redrawn binomially from its own rate; the residual
+    energy's within-puzzle spread is not in the records, so its interval resamples puzzles
+    only). Records without ``at_most`` (other studies) give None."""
+    from .study import TARGETS
+    from ..analysis.optimal import quantile
+
+    if length is None:
+        return None
+    at = [r for r in rs if r["length"] == length and r.get("at_most") is not None
+          and r.get("reads")]
+    if not at:
+        return None
+    acc: dict[str, list[Any]] = {}
+    for r in at:
+        a = acc.setdefault(r["instance"], [0, 0.0, np.zeros(len(TARGETS)), int(r["variables"])])
+        a[0] += int(r["reads"])
+        a[1] += float(r["energy_mean"]) * int(r["reads"])
+        a[2] = a[2] + np.asarray(r["at_most"], dtype=float)
+    reads = np.array([a[0] for a in acc.values()], dtype=np.int64)
+    resid = np.array([a[1] / a[0] for a in acc.values()])
+    hits = np.array([a[2] for a in acc.values()])            # puzzles x targets
+    work = np.array([float(length) * a[3] for a in acc.values()])
+    rng = np.random.default_rng(seed)
+    n = len(reads)
+    idx = rng.integers(0, n, size=(resamples, n))
+    med = float(quantile(resid, 0.5, axis=0))
+    boot = quantile(resid[idx], 0.5, axis=1)
+    out: dict[str, Any] = {
+        "length": int(length), "instances": n,
+        "residual_energy": {"median": med, "low": float(np.quantile(boot, 0.025)),
+                            "high": float(np.quantile(boot, 0.975))},
+        "targets": {}}
+    for j, t in enumerate(TARGETS):
+        p = hits[:, j] / reads
+        point = quantile(repeats_for(p) * work, 0.5, axis=0)
+        k = rng.binomial(reads[idx], p[idx])                  # resamples x puzzles
+        reps = quantile(repeats_for(k / reads[idx]) * work[idx], 0.5, axis=1)
+        lo, hi = np.quantile(reps, [0.025, 0.975], method="inverted_cdf")
+        out["targets"][str(t)] = {"tts99_spin_updates": _num(float(point)),
+                                  "low_spin_updates": _num(float(lo)),
+                                  "high_spin_updates": _num(float(hi)),
+                                  "reached_by": int((hits[:, j] > 0).sum())}
     return out
 
 
