@@ -378,3 +378,18 @@ def test_the_tuned_row_takes_the_range_with_the_smallest_median_and_is_its_own_r
                   + _synthetic(np.random.default_rng(3)), resamples=50)
     assert set(s["samplers"]) == {"sa", T.TUNED}
     assert s["samplers"]["sa"]["sizes"]["10x10"]["instances"] == 40
+
+
+@pytest.mark.parametrize("proof_s,want", [(10.0, "faster"), (1e-7, "slower"), (None, "not resolved")])
+def test_a_comparison_is_claimed_only_when_the_intervals_part_both_ways(proof_s, want):
+    from formulations.harness.release import summarize
+    recs = _synthetic(np.random.default_rng(11))
+    base = summarize(recs, resamples=100)["samplers"]["sa"]["sizes"]["10x10"]["quantiles"]["0.5"]
+    proof = base["tts99_s"] + 0.001 if proof_s is None else proof_s   # inside: the point plus set-up
+    for i in range(40):
+        recs.append({"key": f"{i}|cpsat|0|0", "instance": f"p{i}_10x10", "sampler": "cpsat",
+                     "size": "10x10", "length": 0, "reads": 1, "successes": 1, "cpu_s": proof,
+                     "unique_cpu_s": proof, "unique_build_s": 0.0, "unique": True})
+    s = summarize(recs, resamples=100)
+    (row,) = [c for c in s["comparisons"] if c["q"] == "0.5"]
+    assert row["verdict"] == want

@@ -501,8 +501,28 @@ def both_ways(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
                                  "ratio_setup_included": round(inc, 4),
                                  "ratio_setup_excluded": None if exc is None else round(exc, 4),
                                  "holds_both_ways": None if exc is None else
-                                 (inc > 1) == (exc > 1)})
+                                 (inc > 1) == (exc > 1),
+                                 "verdict": _verdict(o, b["uniqueness"][q], setup, bx)})
     return rows
+
+
+def _verdict(o: Mapping[str, Any], b: Mapping[str, Any], setup: float,
+             bx: float | None) -> str:
+    """"faster" or "slower" when the sampler's 95 % interval lies wholly on one side of the
+    baseline's, both with set-up included (the baseline's interval, the sampler's ends plus
+    its set-up) and excluded (the baseline's point time less its build: its interval without
+    the build is not kept); "not resolved" otherwise. What README and notebooks may claim."""
+    lo = o.get("low_cpu_s", o.get("low_s"))
+    hi = o.get("high_cpu_s", o.get("high_s"))
+    blo, bhi = b.get("low_s"), b.get("high_s")
+    if lo is None or blo is None or bhi is None or bx is None:
+        return "not resolved"
+    hi = math.inf if hi is None else hi
+    if hi + setup < blo and hi < bx:
+        return "faster"
+    if lo + setup > bhi and lo > bx:
+        return "slower"
+    return "not resolved"
 
 
 def table_spin_updates(summary: Mapping[str, Any], min_instances: int = 1) -> str:
