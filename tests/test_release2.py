@@ -417,3 +417,15 @@ def test_a_comparison_is_claimed_only_when_the_intervals_part_both_ways(proof_s,
     s = summarize(recs, resamples=100)
     (row,) = [c for c in s["comparisons"] if c["q"] == "0.5"]
     assert row["verdict"] == want
+
+
+def test_a_failed_calibration_session_is_left_out_not_read_as_no_spread():
+    ok = {"c_s": 1e-8, "a_s": 1e-4, "c_rounds": [1e-8, 1.2e-8, 0.9e-8], "setup_cpu_s": 0.001}
+    bad = {"c_s": 0.0, "a_s": 0.08, "c_rounds": [0.0, 1.5e-9, 0.0], "setup_cpu_s": 0.001}
+    cal = {"sessions": [{"session": "s1", "groups": {"tabu|30x30": ok}},
+                        {"session": "s2", "groups": {"tabu|30x30": bad}}]}
+    m = P.cost_model(cal, "tabu|30x30")
+    assert m["sessions"] == 1 and m["failed_sessions"] == 1 and m["c_s"] == 1e-8
+    assert m["spread"] == pytest.approx(1.2 / 0.9 - 1, rel=1e-3)
+    assert P.cost_model({"sessions": [{"session": "s2", "groups": {"tabu|30x30": bad}}]},
+                        "tabu|30x30") is None

@@ -218,21 +218,27 @@ def add_calibration(path: Path, session: str, groups: Mapping[str, Any], cpu: Ma
 def cost_model(calibration: Mapping | None, group: str) -> dict[str, Any] | None:
     """A group's cost per spin update over the sessions that calibrated it: the median over
     sessions of (a, c); ``spread`` the relative spread that widens the CPU intervals: with one
-    session its rounds' (max / min - 1), with more the larger of that and the sessions'."""
+    session its rounds' (max / min - 1), with more the larger of that and the sessions'.
+
+    A session whose fit failed (c <= 0: the long reads cost no more than the short ones, the
+    per-read constant and the machine's noise swamping the work; or fewer than two rounds with
+    c > 0) is left out and counted in ``failed_sessions``; with none left the group has no
+    cost model (its CPU figures then come from the records)."""
     if not calibration:
         return None
     rows = [s["groups"][group] for s in calibration.get("sessions", []) if group in s["groups"]]
-    if not rows:
+    good = [r for r in rows if r["c_s"] > 0 and sum(c > 0 for c in r["c_rounds"]) >= 2]
+    if not good:
         return None
-    cs = [r["c_s"] for r in rows]
-    within = max((max(r["c_rounds"]) / min(r["c_rounds"]) - 1) if min(r["c_rounds"]) > 0 else 0
-                 for r in rows)
-    between = (max(cs) / min(cs) - 1) if len(cs) > 1 and min(cs) > 0 else 0.0
-    return {"c_s": float(np.median(cs)), "a_s": float(np.median([r["a_s"] for r in rows])),
-            "setup_cpu_s": float(np.median([r["setup_cpu_s"] for r in rows])),
-            "sessions": len(rows), "spread": round(max(within, between), 4),
+    cs = [r["c_s"] for r in good]
+    within = max(max(r["c_rounds"]) / min(c for c in r["c_rounds"] if c > 0) - 1 for r in good)
+    between = (max(cs) / min(cs) - 1) if len(cs) > 1 else 0.0
+    return {"c_s": float(np.median(cs)), "a_s": float(np.median([r["a_s"] for r in good])),
+            "setup_cpu_s": float(np.median([r["setup_cpu_s"] for r in good])),
+            "sessions": len(good), "failed_sessions": len(rows) - len(good),
+            "spread": round(max(within, between), 4),
             "between_sessions": round(between, 4), "within_session": round(within, 4),
-            "enough_sessions": len(rows) >= 3}
+            "enough_sessions": len(good) >= 3}
 
 
 # -- the summary's release-2 figures ----------------------------------------------------------------
