@@ -27,13 +27,12 @@ from pathlib import Path
 
 import psutil
 
+from formulations.io.writers import write_non
+from formulations.puzzle import puzzle_from_grid
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
 RESULTS = ROOT / "bench" / "results"
-sys.path.insert(0, str(ROOT))
-
-from formulations.io.writers import write_non  # noqa: E402
-from formulations.puzzle import puzzle_from_grid  # noqa: E402
 
 BACKENDS = ["cpsat", "lines", "sa", "tabu", "descent", "exact", "qbpp", "qbpp-exhaustive",
             "dimod:dimod:ExactSolver", "cpsat --presolve", "sa --presolve"]

@@ -27,11 +27,6 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-from pbnsolve_bench import (RESULTS, SHARED, find_pbnsolve, puzzle_sets,  # noqa: E402
-                            run_pbnsolve)
-
 
 def worker(tree: str, listing: str, limit: float) -> None:
     """In a child: import the package from ``tree`` and solve every listed puzzle."""
@@ -84,13 +79,14 @@ def gmean(xs: list[float]) -> float:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--old", help="a tree holding the previous formulations/")
-    ap.add_argument("--new", default=str(ROOT))
+    ap.add_argument("--new", default=None, help="the tree of the new engine (default: the installed "
+                    "package's checkout)")
     ap.add_argument("--sets", default="survey,minizinc,janko")
     ap.add_argument("--only", default="")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--time-limit", type=float, default=30.0)
     ap.add_argument("--nice", type=int, default=10)
-    ap.add_argument("--corpus", default=str(SHARED / "corpus"))
+    ap.add_argument("--corpus", default=None, help="default: shared/corpus beside the checkout")
     ap.add_argument("--pbnsolve", default=None)
     ap.add_argument("--no-pbnsolve", action="store_true")
     ap.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
@@ -98,6 +94,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         worker(args.worker[0], args.worker[1], float(args.worker[2]))
         return 0
+    # imported only here: a worker must import the package from the tree it is given, not
+    # this one
+    from formulations.harness.studies.pbnsolve import (
+        RESULTS,
+        SHARED,
+        find_pbnsolve,
+        puzzle_sets,
+        run_pbnsolve,
+    )
+    from formulations.harness.study import REPO
+
+    args.new = args.new or str(REPO)
+    args.corpus = args.corpus or str(SHARED / "corpus")
     if not args.old:
         ap.error("--old (the previous engine's tree) is required")
     only = set(filter(None, args.only.split(",")))

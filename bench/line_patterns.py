@@ -21,13 +21,12 @@ import sys
 import time
 from pathlib import Path
 
+from formulations.io import iter_janko, read_puzzle
+from formulations.solving import solve_puzzle
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 CORPUS = ROOT.parent / "shared" / "corpus"
 HARD = ("webpbn-09892", "webpbn-10088", "webpbn-12548", "webpbn-18297", "webpbn-22336")
-
-from formulations.io import iter_janko, read_puzzle  # noqa: E402
-from formulations.solving import solve_puzzle  # noqa: E402
 
 
 def puzzles(name: str):

@@ -18,16 +18,14 @@ import statistics
 import sys
 from pathlib import Path
 
+from formulations.io import read_puzzle
+from formulations.model import build_model
+from formulations.puzzle import puzzle_from_grid
+from formulations.results import ModelRefused, Status
+from formulations.solving import solve_puzzle
+from formulations.testing import conformance
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from formulations.io import read_puzzle  # noqa: E402
-from formulations.model import build_model  # noqa: E402
-from formulations.puzzle import puzzle_from_grid  # noqa: E402
-from formulations.results import ModelRefused, Status  # noqa: E402
-from formulations.solving import solve_puzzle  # noqa: E402
-from formulations.testing import conformance  # noqa: E402
-
 CAP = 100
 
 

@@ -8,20 +8,8 @@ spin updates, any sampler).
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from formulations.harness import release as _lib  # noqa: E402
-from formulations.harness.release import *  # noqa: E402,F401,F403  (scripts and tests use these)
-
-
-def __getattr__(name: str):
-    """Everything else of the library (private helpers too), as when the script held it."""
-    return getattr(_lib, name)
-
+from formulations.harness.release import main
 
 if __name__ == "__main__":
-    sys.exit(_lib.main())
+    sys.exit(main())

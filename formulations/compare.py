@@ -18,7 +18,7 @@ from typing import Any
 
 from .harness import compare, format_table, read_results, summarize
 from .harness.records import one_line
-from .harness.runner import serve
+from .harness.executors import serve
 from .harness.sweep import DEFAULT_TIME_LIMIT, expand_options
 from .model.encodings import ENCODINGS
 from .puzzle import PuzzleError
@@ -44,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kill-after", type=float, metavar="S",
                    help="hard per-run limit; the run's worker is killed "
                         "(default 2*limit+30, with --unique 3*limit+30)")
-    p.add_argument("--out", metavar="CSV", help="results file (appended to; resumes)")
+    p.add_argument("--out", metavar="FILE",
+                   help="results file, .csv or .jsonl.gz (appended to; resumes)")
     p.add_argument("--workers", type=int, help="local worker processes (default: CPUs)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="Dask distributed scheduler address (e.g. tcp://host:8786)")
@@ -68,7 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--retry-errors", action="store_true", help="re-run error/timeout rows of --out")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--plots", metavar="DIR", help="write PNG plots of the results to DIR")
-    p.add_argument("--summary", metavar="CSV", help="only print the summary of an existing CSV")
+    p.add_argument("--summary", metavar="FILE",
+                   help="only print the summary of an existing results file (.csv, .jsonl.gz)")
     p.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     return p
 

@@ -50,19 +50,6 @@ def assert_rejected(path: Path, line: int | None, fragment: str) -> None:
     assert fragment in msg, msg
 
 
-def load_bench(name: str, alias: str | None = None):
-    """A script of ``bench/`` as a module (registered in sys.modules first: its dataclasses look
-    their module up), loaded once per process."""
-    import importlib.util
-    alias = alias or name
-    if alias not in sys.modules:
-        spec = importlib.util.spec_from_file_location(alias, ROOT / "bench" / f"{name}.py")
-        assert spec is not None and spec.loader is not None
-        sys.modules[alias] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules[alias])
-    return sys.modules[alias]
-
-
 def _default_sigint() -> None:
     # a test suite started in the background (`pytest &`, nohup) passes SIGINT on as ignored,
     # and Python then installs no KeyboardInterrupt handler: the child would never see Ctrl-C

@@ -4,7 +4,6 @@ counting its records gives (reads pooled over seeds, p = 0 kept)."""
 from __future__ import annotations
 
 import argparse
-import importlib
 import math
 import os
 import signal
@@ -18,16 +17,11 @@ import pytest
 
 pytest.importorskip("dwave.samplers")
 
+from formulations.harness.studies import anneal_budget as budget, anneal_tts as tts
 from formulations.harness.study import RecordFile, Task, measure, task_from_dict
 
 from helpers import ROOT
 BENCH = ROOT / "bench"
-
-
-def bench(name: str):
-    if str(BENCH) not in sys.path:
-        sys.path.insert(0, str(BENCH))
-    return importlib.import_module(name)
 
 
 def records(out: Path) -> list[dict]:
@@ -38,9 +32,11 @@ TINY = ["sweeps", "--puzzle", "heart5", "--puzzle-source", "repo:puzzles/heart5.
         "--sweeps", "1,20", "--reads", "30", "--budget", "2", "--seeds", "2", "--quiet"]
 
 
-def test_a_tiny_anneal_tts_run_writes_one_record_per_task_and_pools_seeds(tmp_path, capsys):
-    tts = bench("anneal_tts")
-    assert tts.main([*TINY, "--out", str(tmp_path)]) == 0
+def test_a_tiny_anneal_tts_run_writes_one_record_per_task_and_pools_seeds(tmp_path):
+    done = subprocess.run([sys.executable, str(BENCH / "anneal_tts.py"), *TINY, "--out",
+                           str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr[-2000:]
     recs = records(tmp_path)
     args = argparse.Namespace(
         sweep_list=[1, 20], seed=1, seeds=2, reads=30, batch=10, budget=2.0, puzzle="heart5",
@@ -65,7 +61,7 @@ def test_a_tiny_anneal_tts_run_writes_one_record_per_task_and_pools_seeds(tmp_pa
             assert math.isinf(p["tts99_s"]) and 0 < p["low_s"] < math.inf
         else:
             assert p["low_s"] <= p["tts99_s"] <= p["high_s"]
-    assert "best sweeps per series" in capsys.readouterr().out
+    assert "best sweeps per series" in done.stdout
 
 
 def test_a_killed_study_resumes_without_measuring_a_task_twice(tmp_path):
@@ -96,7 +92,6 @@ def test_a_killed_study_resumes_without_measuring_a_task_twice(tmp_path):
 
 def test_the_budget_study_counts_its_runs(tmp_path):
     pytest.importorskip("ortools")
-    budget = bench("anneal_budget")
     t = budget.budget_task("sa+x", "heart5", "repo:puzzles/heart5.txt", 5.0)
     assert t.use_x and t.time_limit == 5.0 and t.key == "heart5|sa|0|0|order|x=1|t=5"
     rec = measure(t)
@@ -173,7 +168,6 @@ def test_a_budget_run_applies_its_beta_range_or_refuses_it():
 def test_a_puzzle_presolve_decides_keeps_its_row_in_the_best_sweeps():
     # presolve (line solving) settles heart5: nothing is sampled (reads 0); the series used to
     # vanish from the report instead of saying so
-    tts = bench("anneal_tts")
     recs = [measure(Task("anneal_tts", "heart5", "repo:puzzles/heart5.txt", "sa", n, 0,
                          reads=10, presolve=True)) for n in (20, 40)]
     assert all(r["presolved"] and r["verified"] and r["reads"] == 0 for r in recs)

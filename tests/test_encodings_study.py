@@ -1,4 +1,4 @@
-"""The encodings study (bench/encodings_tts.py): training and test puzzles never overlap, a killed
+"""The encodings study (bench/encodings_tts.py, formulations.harness.studies.encodings_tts): training and test puzzles never overlap, a killed
 run resumes without measuring a task twice, settings tuned on training puzzles are what the
 test phase measures, and the paired ratio's interval behaves."""
 from __future__ import annotations
@@ -14,22 +14,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import load_bench, ROOT
+from helpers import ROOT
 
 pytest.importorskip("dwave.samplers")
 
 from formulations.harness.study import RecordFile, Task, measure  # noqa: E402
 from formulations.analysis.optimal import LadderData  # noqa: E402
+from formulations.harness.studies import encodings_tts as enc  # noqa: E402
 
 SCRIPT = ROOT / "bench" / "encodings_tts.py"
 TINY = ["--encodings", "order,onehot", "--samplers", "sa", "--scales", "1,2",
         "--betas", "1:10,0.3:10", "--reads", "10", "--budget", "0.2", "--tune-reads", "10",
         "--tune-budget", "0.2", "--tune-steps", "0", "--test-steps", "0"]
-
-
-@pytest.fixture(scope="module")
-def enc():
-    return load_bench("encodings_tts", "encodings_tts")
 
 
 def _tiny_puzzles(tmp_path: Path) -> Path:
@@ -39,7 +35,7 @@ def _tiny_puzzles(tmp_path: Path) -> Path:
     return p
 
 
-def test_the_committed_training_and_test_puzzles_are_disjoint(enc):
+def test_the_committed_training_and_test_puzzles_are_disjoint():
     sel = enc.read_selection()
     train = [k for ks in sel.train.values() for k in ks]
     test = [k for ks in sel.test.values() for k in ks]
@@ -48,12 +44,12 @@ def test_the_committed_training_and_test_puzzles_are_disjoint(enc):
     assert {z: len(k) for z, k in sel.test.items()} == enc.TEST_PER_SIZE
 
 
-def test_missing_records_name_the_command_that_makes_them(enc, tmp_path):
+def test_missing_records_name_the_command_that_makes_them(tmp_path):
     with pytest.raises(FileNotFoundError, match="python bench/encodings_tts.py run"):
         enc.read_records(tmp_path / "records.jsonl.gz")
 
 
-def test_an_overlapping_list_is_refused(enc, tmp_path):
+def test_an_overlapping_list_is_refused(tmp_path):
     p = tmp_path / "p.txt"
     p.write_text("train puzzles/heart5.txt\ntest puzzles/heart5.txt\n")
     with pytest.raises(SystemExit, match="overlap"):
@@ -63,7 +59,7 @@ def test_an_overlapping_list_is_refused(enc, tmp_path):
         enc.read_selection(p)
 
 
-def test_a_beta_range_reaches_the_sampler_and_the_weights_a_puzzle_lacks_are_ignored(enc):
+def test_a_beta_range_reaches_the_sampler_and_the_weights_a_puzzle_lacks_are_ignored():
     plain = Task("t", "h", "x", "sa", 100, 0)
     assert plain.key == "h|sa|100|0"                      # the release's keys stay as they were
     # weights of families the order model lacks (clash) weigh nothing; the beta range is passed
@@ -84,7 +80,7 @@ def _run(args: list[str], **kw) -> subprocess.Popen:
                             start_new_session=True, **kw)
 
 
-def test_a_killed_run_resumes_without_repeating_a_task(enc, tmp_path):
+def test_a_killed_run_resumes_without_repeating_a_task(tmp_path):
     puzzles, out = _tiny_puzzles(tmp_path), tmp_path / "out"
     args = ["run", "--puzzles", str(puzzles), "--out", str(out), "--quiet", *TINY]
     f = RecordFile(out / "records.jsonl.gz")
@@ -142,13 +138,13 @@ def _ladder(successes, reads=100, t=1e-3) -> LadderData:
                       S, R, np.full(S.shape, t))
 
 
-def test_the_paired_ratio_of_an_encoding_with_itself_is_one(enc):
+def test_the_paired_ratio_of_an_encoding_with_itself_is_one():
     d = _ladder([[10, 30, 20], [5, 12, 8], [40, 60, 50], [2, 9, 3]])
     r = enc.paired_ratio(d, d, 0.5, resamples=300)
     assert r["ratio"] == 1.0 and r["low"] <= 1.0 <= r["high"]
 
 
-def test_a_worse_encoding_has_a_ratio_above_one_and_an_unsolved_one_no_upper_end(enc):
+def test_a_worse_encoding_has_a_ratio_above_one_and_an_unsolved_one_no_upper_end():
     base = _ladder([[40, 60, 50]] * 12)
     worse = _ladder([[2, 3, 2]] * 12)
     r = enc.paired_ratio(base, worse, 0.5, resamples=300)
@@ -160,7 +156,7 @@ def test_a_worse_encoding_has_a_ratio_above_one_and_an_unsolved_one_no_upper_end
         enc.paired_ratio(base, _ladder([[1, 1, 1]] * 3), 0.5)
 
 
-def test_replicates_where_the_base_never_solves_leave_the_ratio_unbounded_above(enc):
+def test_replicates_where_the_base_never_solves_leave_the_ratio_unbounded_above():
     # the base solves one of three puzzles never: at q = 0.9 most replicates have the base at
     # inf; other / inf is undefined (not 0), so the upper end is inf and those count as undefined
     base = _ladder([[40, 60, 50], [30, 50, 40], [0, 0, 0]])

@@ -8,7 +8,9 @@ import json
 import random
 
 import pytest
-from helpers import load_bench, ROOT
+from formulations.harness import release
+
+from helpers import ROOT
 
 from formulations.backends import available_backends
 from formulations.generate import (Generated, make_unique, random_grid, unique_puzzle,
@@ -20,11 +22,6 @@ from formulations.puzzle import check_grid, puzzle_from_grid
 
 GENERATED = ROOT / "bench" / "generated" / "unique.json"
 SIZES = {"35x35": 20, "40x40": 20}
-
-
-@pytest.fixture(scope="module")
-def release():
-    return load_bench("release", "release_bench")
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +83,7 @@ def test_flipping_where_two_solutions_differ_ends_unique(tmp_path):
     assert flipped > 0  # the loop was exercised, not only grids unique from the start
 
 
-def test_the_release_lists_and_loads_them(release, generated):
+def test_the_release_lists_and_loads_them(generated):
     sel = release.read_selection()
     for size, count in SIZES.items():
         assert sel[size] == sorted(k for k in generated if k.endswith(size))

@@ -108,8 +108,7 @@ def _synthetic(rng: np.random.Generator, unsolved: int = 0) -> list[dict]:
 
 
 def test_the_summary_gives_spin_updates_with_intervals_and_cpu_from_the_calibration():
-    from helpers import load_bench
-    release = load_bench("release", "release_bench")
+    from formulations.harness import release
     recs = _synthetic(np.random.default_rng(3))
     cal = {"sessions": [{"session": s, "groups": {"sa|10x10": {
         "c_s": c, "a_s": 1e-6, "c_rounds": [c, c * 1.02], "setup_cpu_s": 0.001}}}
@@ -135,8 +134,7 @@ def test_the_summary_gives_spin_updates_with_intervals_and_cpu_from_the_calibrat
 
 
 def test_an_unsolved_quantile_reads_above_its_detection_limit():
-    from helpers import load_bench
-    release = load_bench("release", "release_bench")
+    from formulations.harness import release
     recs = _synthetic(np.random.default_rng(5), unsolved=25)   # more than half never solved
     o = release.summarize(recs, resamples=100)["samplers"]["sa"]["sizes"]["10x10"][
         "quantiles"]["0.5"]
@@ -197,7 +195,7 @@ def test_any_sampler_runs_the_protocol_and_gets_a_window_sticker(tmp_path):
                 "--baseline", str(ROOT / "bench/results/release2/baseline-release1.json"),
                 *common)
     assert base.returncode == 0, base.stderr
-    res = _cli("sampler", "release2_sampler:TinyAnnealer", "--param", "beta_max=4",
+    res = _cli("sampler", "dimod:release2_sampler:TinyAnnealer", "--param", "beta_max=4",
                "--out", str(tmp_path / "tiny"), "--baseline",
                str(tmp_path / "sa" / "summary.json"), *common)
     assert res.returncode == 0, res.stderr
@@ -213,10 +211,38 @@ def test_any_sampler_runs_the_protocol_and_gets_a_window_sticker(tmp_path):
         "samplers"]["sa"]["sizes"]["5x5"]["quantiles"]["0.5"]
     ratio = q["tts99_spin_updates"] / base_q["tts99_spin_updates"]
     assert f"| {ratio:.3g} [" in rows[0]
+    # its records name it as the registry does (the base's MODULE:CLASS is read as the same)
+    from formulations.harness.study import RecordFile
+    tiny = RecordFile(tmp_path / "tiny" / "records.jsonl.gz").read()
+    assert {r["sampler_class"] for r in tiny} == {"dimod:release2_sampler:TinyAnnealer"}
+    assert {r["sampler_class"] for r in RecordFile(tmp_path / "sa" / "records.jsonl.gz").read()} \
+        == {"dimod:dwave.samplers:SimulatedAnnealingSampler"}
     # every record of the user's sampler names its session and re-runs to its counts
     ver = _cli("verify", "--sample", "3", "--json", "--out", str(tmp_path / "tiny"))
     assert ver.returncode == 0, ver.stdout + ver.stderr
     assert json.loads(ver.stdout)["checked"] == 3
+
+
+def test_a_user_sampler_has_the_registrys_name_and_older_records_read_as_the_same():
+    from formulations.backends import get_backend
+    from formulations.harness.study import make_custom, sampler_class_name
+
+    new = "dimod:dwave.samplers:SimulatedAnnealingSampler"
+    assert sampler_class_name(new) == sampler_class_name(new.removeprefix("dimod:")) == new
+    assert get_backend(new).name == new          # the name --backend takes
+    for bad in ("", "Sampler", "other:dwave.samplers:X", "dimod::X", "dimod:a:b:c"):
+        with pytest.raises(ValueError, match="dimod:MODULE:CLASS"):
+            sampler_class_name(bad)
+    # a record written with MODULE:CLASS re-runs as the same task, to the same counts
+    old = counted("user", 20, sampler_class=new.removeprefix("dimod:"))
+    rec = measure(old)
+    again = task_from_dict(json.loads(json.dumps(old.__dict__)))
+    assert again.sampler_class == new and again.key == old.key
+    assert type(make_custom(again.sampler_class)) is type(make_custom(old.sampler_class))
+    rerun = measure(again)
+    assert (rerun["reads"], rerun["successes"]) == (rec["reads"], rec["successes"]) and \
+        rec["successes"] > 0
+    assert rerun["sampler_class"] == new
 
 
 def test_a_bad_sampler_path_is_one_clear_line():
@@ -227,8 +253,7 @@ def test_a_bad_sampler_path_is_one_clear_line():
 
 
 def test_spearman_ranks_the_puzzles_of_two_samplers_alike_or_reversed():
-    from helpers import load_bench
-    release = load_bench("release", "release_bench")
+    from formulations.harness import release
     recs = _synthetic(np.random.default_rng(7))
     # a second sampler whose per-puzzle success falls where the first's rises: reversed ranks
     twin = []
@@ -265,8 +290,7 @@ def test_the_fast_scorer_gives_the_package_energies():
 
 
 def test_comparisons_with_set_up_excluded_and_included_say_whether_they_agree():
-    from helpers import load_bench
-    release = load_bench("release", "release_bench")
+    from formulations.harness import release
     recs = _synthetic(np.random.default_rng(11))
     for i in range(40):   # an exact baseline whose proof takes 5 ms, 4 of them the build
         recs.append({"key": f"{i}|cpsat|0|0", "instance": f"p{i}_10x10", "sampler": "cpsat",
@@ -280,3 +304,128 @@ def test_comparisons_with_set_up_excluded_and_included_say_whether_they_agree():
     assert row["ratio_setup_excluded"] == pytest.approx(t / 0.001, rel=1e-3)
     assert row["ratio_setup_included"] == pytest.approx((t + 0.001) / 0.005, rel=1e-3)
     assert row["holds_both_ways"] == ((t / 0.001 > 1) == ((t + 0.001) / 0.005 > 1))
+
+
+def _target_records(rng: np.random.Generator, n: int, p0: np.ndarray, reads: int = 400,
+                    length: int = 50) -> list[dict]:
+    """One record per puzzle at one length: per target energy (0, 1, 2, 4, ...) the count of
+    reads at or below it, drawn from rates that grow with the target."""
+    from formulations.harness.study import TARGETS
+    recs = []
+    for i in range(n):
+        rates = np.minimum(1.0, p0[i] * np.array([1.0 + t for t in TARGETS]))
+        u = rng.random(reads)
+        at_most = [int((u < r).sum()) for r in rates]
+        recs.append({"instance": f"p{i}", "length": length, "reads": reads, "variables": 100,
+                     "energy_mean": float(3.0 * (1 - p0[i])), "at_most": at_most,
+                     "successes": at_most[0]})
+    return recs
+
+
+def test_time_to_target_at_the_optimum_is_the_median_of_each_puzzles_tts():
+    from formulations.harness.study import TARGETS
+    rng = np.random.default_rng(11)
+    p0 = rng.uniform(0.01, 0.2, 31)
+    recs = _target_records(rng, 31, p0)
+    a = P.at_optimum(recs, 50, resamples=300)
+    assert a["instances"] == 31 and a["length"] == 50
+    for j, t in enumerate(TARGETS):
+        want = np.quantile([float(repeats_for(r["at_most"][j] / r["reads"])) * 50 * 100
+                            for r in recs], 0.5, method="inverted_cdf")
+        o = a["targets"][str(t)]
+        assert o["tts99_spin_updates"] == pytest.approx(want)
+        assert o["low_spin_updates"] <= o["tts99_spin_updates"] <= o["high_spin_updates"]
+    # a looser target is reached no later; target 0 is the ground state (the TTS99 itself)
+    tts = [a["targets"][str(t)]["tts99_spin_updates"] for t in TARGETS]
+    assert all(x >= y for x, y in zip(tts, tts[1:]))
+    r = a["residual_energy"]
+    assert r["low"] <= r["median"] <= r["high"]
+    assert r["median"] == pytest.approx(np.quantile([x["energy_mean"] for x in recs], 0.5,
+                                                    method="inverted_cdf"))
+    assert P.at_optimum(recs, 71, resamples=10) is None    # nothing at that length
+
+
+def test_the_time_to_target_interval_covers_the_true_median_about_95_percent():
+    # 120 seeded studies of 41 puzzles: the true median TTS99 of the ground state (from the
+    # rates the counts were drawn from) inside the interval in at least 85 % of them
+    rng = np.random.default_rng(2026)
+    covered = 0
+    trials = 120
+    for _ in range(trials):
+        p0 = rng.uniform(0.005, 0.1, 41)
+        recs = _target_records(rng, 41, p0, reads=300)
+        true = float(np.quantile(repeats_for(p0) * 50 * 100, 0.5, method="inverted_cdf"))
+        o = P.at_optimum(recs, 50, resamples=400, seed=int(rng.integers(1 << 30)))["targets"]["0"]
+        covered += o["low_spin_updates"] <= true <= o["high_spin_updates"]
+    assert covered / trials >= 0.85, covered
+
+
+def test_the_release_2_plots_draw_from_a_summary(tmp_path):
+    from formulations.harness.release import plot_at_optimum, plot_spin_updates, summarize
+    from formulations.show.plots import save
+    s = summarize(_synthetic(np.random.default_rng(3)), resamples=100)
+    e = s["samplers"]["sa"]["sizes"]["10x10"]
+    assert e["at_optimum"]["length"] == e["quantiles"]["0.5"]["optimal_length_spin_updates"]
+    for fig, name in ((plot_spin_updates(s), "su.png"), (plot_at_optimum(s), "ao.png")):
+        assert save(fig, tmp_path / name).stat().st_size > 10_000
+
+
+def test_the_tuned_row_takes_the_range_with_the_smallest_median_and_is_its_own_row():
+    from formulations.harness import tuning as T
+    from formulations.harness.release import CountedPlanner, summarize
+
+    rng = np.random.default_rng(7)
+    recs = []
+    for br, p in (((1.0, 10.0), 0.05), ((0.3, 30.0), 0.2), ((0.1, 3.0), 0.0)):
+        for i in range(5):
+            k = int(rng.binomial(400, p))
+            recs.append({"instance": f"t{i}_10x10", "size": "10x10", "sampler": "sa",
+                         "length": 100, "reads": 400, "successes": k, "variables": 120,
+                         "variant": {"beta_range": list(br)}})
+    got = T.choose(recs)["10x10"]
+    assert got["beta_range"] == [0.3, 30.0] and got["length"] == 100 and len(got["puzzles"]) == 5
+    assert got["median_tts99_spin_updates"]["0.1,3"] is None       # never solved: infinite
+    # a tie goes to the default range
+    best = [r for r in recs if r["variant"]["beta_range"] == [0.3, 30.0]]
+    tie = best + [dict(r, variant={"beta_range": [1.0, 10.0]}) for r in best]
+    assert T.choose(tie)["10x10"]["beta_range"] == [1.0, 10.0]
+    # the planner's tuned tasks are sa with that range; their records form the row "sa-tuned"
+    pl = CountedPlanner({"5x5": ["heart_5x5"]}, ["sa", T.TUNED])
+    pl.sources = {"heart_5x5": "repo:puzzles/heart5.txt"}
+    pl.tuned = {"5x5": {"beta_range": [0.3, 30.0]}}
+    t = pl.task("heart_5x5", T.TUNED, 20, 0)
+    assert t.sampler == "sa" and t.beta_range == (0.3, 30.0) and t.key.endswith("|beta=0.3:30")
+    rec = measure(t)
+    assert T.row_of(rec) == T.TUNED and T.row_of(measure(pl.task("heart_5x5", "sa", 20, 0))) == "sa"
+    s = summarize([dict(r, size="10x10", sampler="sa", variant={"beta_range": [0.3, 30.0]},
+                        key=r["key"] + "|beta=0.3:30") for r in _synthetic(np.random.default_rng(3))]
+                  + _synthetic(np.random.default_rng(3)), resamples=50)
+    assert set(s["samplers"]) == {"sa", T.TUNED}
+    assert s["samplers"]["sa"]["sizes"]["10x10"]["instances"] == 40
+
+
+@pytest.mark.parametrize("proof_s,want", [(10.0, "faster"), (1e-7, "slower"), (None, "not resolved")])
+def test_a_comparison_is_claimed_only_when_the_intervals_part_both_ways(proof_s, want):
+    from formulations.harness.release import summarize
+    recs = _synthetic(np.random.default_rng(11))
+    base = summarize(recs, resamples=100)["samplers"]["sa"]["sizes"]["10x10"]["quantiles"]["0.5"]
+    proof = base["tts99_s"] + 0.001 if proof_s is None else proof_s   # inside: the point plus set-up
+    for i in range(40):
+        recs.append({"key": f"{i}|cpsat|0|0", "instance": f"p{i}_10x10", "sampler": "cpsat",
+                     "size": "10x10", "length": 0, "reads": 1, "successes": 1, "cpu_s": proof,
+                     "unique_cpu_s": proof, "unique_build_s": 0.0, "unique": True})
+    s = summarize(recs, resamples=100)
+    (row,) = [c for c in s["comparisons"] if c["q"] == "0.5"]
+    assert row["verdict"] == want
+
+
+def test_a_failed_calibration_session_is_left_out_not_read_as_no_spread():
+    ok = {"c_s": 1e-8, "a_s": 1e-4, "c_rounds": [1e-8, 1.2e-8, 0.9e-8], "setup_cpu_s": 0.001}
+    bad = {"c_s": 0.0, "a_s": 0.08, "c_rounds": [0.0, 1.5e-9, 0.0], "setup_cpu_s": 0.001}
+    cal = {"sessions": [{"session": "s1", "groups": {"tabu|30x30": ok}},
+                        {"session": "s2", "groups": {"tabu|30x30": bad}}]}
+    m = P.cost_model(cal, "tabu|30x30")
+    assert m["sessions"] == 1 and m["failed_sessions"] == 1 and m["c_s"] == 1e-8
+    assert m["spread"] == pytest.approx(1.2 / 0.9 - 1, rel=1e-3)
+    assert P.cost_model({"sessions": [{"session": "s2", "groups": {"tabu|30x30": bad}}]},
+                        "tabu|30x30") is None

@@ -7,15 +7,12 @@ import math
 
 import numpy as np
 import pytest
-from helpers import load_bench, ROOT
+from formulations.harness import release
+
+from helpers import ROOT
 
 LADDER = [50, 71, 100, 141, 200, 283, 400, 566, 800]
 RATE = 0.004   # TTS99 grows as exp(RATE * cells)
-
-
-@pytest.fixture(scope="module")
-def release():
-    return load_bench("release", "release_bench")
 
 
 def records(rng: np.random.Generator) -> list[dict]:
@@ -42,7 +39,7 @@ def records(rng: np.random.Generator) -> list[dict]:
     return out
 
 
-def test_summary_holds_each_quantile_optimum_and_the_fits(release):
+def test_summary_holds_each_quantile_optimum_and_the_fits():
     s = release.summarize(records(np.random.default_rng(1)), resamples=300)
     assert s["errors"] == 1 and s["records"] == 3 * 30 * len(LADDER)
     sa = s["samplers"]["sa"]
@@ -69,7 +66,7 @@ def test_summary_holds_each_quantile_optimum_and_the_fits(release):
     assert fit["poly_variables"]["exponent"] > 0
 
 
-def test_a_minimum_at_the_edge_is_reported_as_a_bound(release):
+def test_a_minimum_at_the_edge_is_reported_as_a_bound():
     recs = [r for r in records(np.random.default_rng(2)) if r.get("length", 0) <= 200]
     s = release.summarize(recs, resamples=100)
     o = s["samplers"]["sa"]["sizes"]["10x10"]["quantiles"]["0.5"]
@@ -78,7 +75,7 @@ def test_a_minimum_at_the_edge_is_reported_as_a_bound(release):
     assert s["samplers"]["sa"]["fits"]["0.5"]["exp_cells"] is None
 
 
-def test_exact_baselines_give_time_quantiles_and_fits(release):
+def test_exact_baselines_give_time_quantiles_and_fits():
     rng = np.random.default_rng(4)
     recs = []
     for side in (10, 15, 20):
@@ -99,7 +96,7 @@ def test_exact_baselines_give_time_quantiles_and_fits(release):
 
 
 @pytest.mark.parametrize("quantiles", [("0.5",), ("0.5", "0.75", "0.9")])
-def test_the_scaling_plot_has_one_panel_per_quantile(release, quantiles):
+def test_the_scaling_plot_has_one_panel_per_quantile(quantiles):
     pytest.importorskip("matplotlib")
     import json
     path = ROOT / "bench" / "results" / "release" / "summary.json"
@@ -110,7 +107,7 @@ def test_the_scaling_plot_has_one_panel_per_quantile(release, quantiles):
     assert all(ax.lines for ax in fig.axes)  # every panel draws the samplers' curves
 
 
-def test_the_table_labels_bounds_and_shows_intervals_fits_and_baselines(release):
+def test_the_table_labels_bounds_and_shows_intervals_fits_and_baselines():
     rng = np.random.default_rng(5)
     recs = [r for r in records(rng) if not (r.get("size") == "10x10" and r["length"] > 200)]
     recs += [{"key": f"{i}_10|lines|0|0", "instance": f"{i}_10x10", "sampler": "lines",
@@ -133,7 +130,7 @@ def test_the_table_labels_bounds_and_shows_intervals_fits_and_baselines(release)
     assert f"| sa | 0.5 | 2 | {fit['exp_cells']['exponent']:.4f} [" in text
 
 
-def test_a_length_not_every_instance_has_reached_is_left_out_and_listed(release):
+def test_a_length_not_every_instance_has_reached_is_left_out_and_listed():
     # a run stopped while extending the ladder: 400 measured on 10 of 30 instances at 10x10.
     # Counted, its 20 missing instances would be unsolved there and 283 would look interior.
     recs = [r for r in records(np.random.default_rng(6)) if r.get("size") == "10x10"
@@ -148,7 +145,7 @@ def test_a_length_not_every_instance_has_reached_is_left_out_and_listed(release)
     assert s["quantiles"]["0.5"]["instances"] == 30
 
 
-def test_a_size_short_of_its_planned_puzzles_is_marked_and_left_out_of_the_fits(release):
+def test_a_size_short_of_its_planned_puzzles_is_marked_and_left_out_of_the_fits():
     """A run goes through a size's puzzles in order, so a size cut short is not a random sample
     of its puzzles: it says so, and the fits use only complete sizes."""
     recs = [r for r in records(np.random.default_rng(1))
@@ -165,7 +162,7 @@ def test_a_size_short_of_its_planned_puzzles_is_marked_and_left_out_of_the_fits(
     assert s["samplers"]["sa"]["fits"]["0.5"]["sizes_used"] == 3
 
 
-def test_the_per_call_overhead_share_is_reported_at_each_optimum(release):
+def test_the_per_call_overhead_share_is_reported_at_each_optimum():
     """At short anneals a call's fixed cost is much of a read (the figure depends on the batch
     size): the summary says how much, from the zero-length call each record makes."""
     recs = records(np.random.default_rng(1))
@@ -181,7 +178,7 @@ def test_the_per_call_overhead_share_is_reported_at_each_optimum(release):
             assert q["overhead_share"] == pytest.approx(2e-4 / (1e-5 * L), rel=1e-3)
 
 
-def test_the_estimate_is_calibrated_by_each_groups_records(release):
+def test_the_estimate_is_calibrated_by_each_groups_records():
     # generated puzzles (in the repository): records costing twice the model at 35x35 make its
     # scale 2 and double its hours; 40x40, not measured, takes the largest measured size's scale
     from formulations.harness.study import estimate_cost
@@ -209,7 +206,7 @@ def test_the_estimate_is_calibrated_by_each_groups_records(release):
     assert got[("40x40", "sa")]["done"] == 0
 
 
-def test_every_first_ladder_runs_before_any_extension(release):
+def test_every_first_ladder_runs_before_any_extension():
     # generated puzzles (in the repository), two per size, tabu (whose cap is above both first
     # ladders): with 35x35's first ladder measured and its optimum at the long end (p grows
     # with the length faster than the read's cost), the plan asks for 40x40's first ladder

@@ -6,10 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
-import signal
 import subprocess
-import sys
-import time
 
 import pytest
 
@@ -24,7 +21,7 @@ from formulations.testing import conformance
 from formulations.testing.stopwatch import Stopwatch
 
 from helpers import CORPUS_DIR as CORPUS  # noqa: E402  (NONOGRAM_CORPUS or ../shared/corpus)
-from helpers import PUZZLES, ROOT, run_cli  # noqa: E402
+from helpers import PUZZLES, interrupt_cli, run_cli  # noqa: E402
 INSTALLED = [b for b in ("sat", "mip") if b in backends.available_backends()]
 pytestmark = pytest.mark.skipif(not INSTALLED, reason="neither python-sat nor highspy installed")
 
@@ -194,41 +191,27 @@ def test_mip_parameters_pass_through_and_bad_ones_are_refused():
 
 # -- Ctrl-C -------------------------------------------------------------------------------------
 
-def _default_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # a background pytest passes SIGINT ignored
-
-
 @pytest.mark.parametrize("backend,puzzle,after", [
     ("sat", "webpbn-22336", 5.0), ("sat", "webpbn-22336", 9.0), ("mip", "webpbn-02040", 6.0)])
 def test_ctrl_c_interrupts_the_search_exit_130(backend, puzzle, after):
     # 22336's first grid takes CaDiCaL about a minute; its CNF (1.2M clauses) is built and
     # loaded in the first seconds. On the main thread pysat's own SIGINT handler longjmp'd out
     # of the solver and hung the run in free() (2 of 16 runs here, once in CI): the run must
-    # end at once, with its record, wherever the signal lands
+    # end at once, with its record, wherever the signal lands (``after``: seconds past its imports)
     if backend not in INSTALLED:
         pytest.skip(f"{backend} not installed")
     path = CORPUS / "webpbn-survey-non" / f"{puzzle}.non"
     if not path.is_file():
         pytest.skip("the webpbn survey (corpus) is not here")
-    proc = subprocess.Popen([sys.executable, "-m", "formulations.solve", str(path), "--backend",
-                             backend, "--unique", "--json"], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
-    try:
-        time.sleep(after)
-        assert proc.poll() is None, "the run ended before it could be interrupted"
-        proc.send_signal(signal.SIGINT)
-        sent = time.monotonic()
-        out, err = proc.communicate(timeout=60)
-        waited = time.monotonic() - sent
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    record = json.loads(out)
-    assert proc.returncode == 130 and record["status"] == "interrupted", err
+    try:  # the promise is a second; 10 leaves room for a loaded machine, a hang needs none
+        got = interrupt_cli([str(path), "--backend", backend, "--unique"], after, timeout=10.0)
+    except subprocess.TimeoutExpired:
+        pytest.fail("still running 10 s after SIGINT")
+    assert got is not None, "the run ended before it could be interrupted"
+    code, record, err = got
+    assert record is not None, err
+    assert code == 130 and record["status"] == "interrupted", err
     assert "Traceback" not in err
-    # the promise is a second; 10 leaves room for a loaded machine, a hang needs none
-    assert waited < 10.0, f"{waited:.1f} s from SIGINT to exit"
 
 
 @pytest.mark.parametrize("backend,puzzle", [("sat", "webpbn-22336"), ("mip", "webpbn-02040")])

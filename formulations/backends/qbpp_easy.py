@@ -54,6 +54,8 @@ DEFAULT_TIME_LIMIT = 10.0       # seconds; pyqbpp's own EasySolver default as we
 # outcome did not move with the seed): it keeps the samplers' 2/2/1, as before.
 QBPP_WEIGHTS = {"monotone": 1.0, "order": 1.0, "link": 1.0}
 WORKER_GRACE_S = 15.0           # parent-side allowance for start-up and building on top of the limit
+SEARCH_MARGIN_S = 0.3          # the search ends this long before the limit (reply, decoding)
+MIN_SEARCH_S = 0.05            # a search gets at least this, to have a sample to report
 _STARTUP_S = [1.0]              # a worker's start, import and build, as the last solve measured it
 EXHAUSTIVE_MAX_VARIABLES = 28   # 2**28 assignments take ~25 s here; beyond that use qbpp or cpsat
 LICENCE_HOWTO = ("activate a QUBO++ licence key as pyqbpp documents: `qbpp-license -k YOUR-KEY -a` "
@@ -239,6 +241,11 @@ def _solve(nm: NonogramModel, solver: str, backend: str, *, deadline: Deadline,
             params["seed"] = int(seed) & 0xFFFFFFFF
         timeout: float | None = (tl + WORKER_GRACE_S if time_limit is None
                                  else max(0.0, float(time_limit)) + 0.5)
+        if time_limit is not None:
+            # the search's own limit is set again in the worker once it has started and built
+            # (a loaded machine can make that take longer than the last start took): it ends
+            # SEARCH_MARGIN_S before the limit, with its best sample, not killed at it
+            request["ends_at"] = time.time() + float(time_limit) - SEARCH_MARGIN_S
     else:
         params = {"target_energy": 0}
         timeout = None if time_limit is None else max(0.0, float(time_limit)) + 0.5
@@ -387,7 +394,10 @@ def _work(request: dict[str, Any]) -> dict[str, Any]:
             sol.set({xs[v]: int(row[v]) for v in used})
             energies.append(int(sol.comp_energy()))
         return {"energies": energies, "build_s": build_s, **limits}
-    params = request["params"]  # built by the parent from known keywords only
+    params = dict(request["params"])  # built by the parent from known keywords only
+    if "ends_at" in request and "time_limit" in params:   # what is left of the caller's limit
+        params["time_limit"] = max(MIN_SEARCH_S, min(float(params["time_limit"]),
+                                                     float(request["ends_at"]) - time.time()))
     t1 = time.perf_counter()
     if request["solver"] == "exhaustive":
         sol = qbpp.ExhaustiveSolver(f).search(**params)

@@ -37,7 +37,7 @@ READS_PER_CALL = 10
 # release 1's caps left sa's 30x30 median at its top length (a bound) and every tabu optimum
 # flat (its reads stopped at the ground state); release 2's tabu reads run their full cutoff
 MAX_LENGTH = {"sa": 102400, "openjij-sa": 16000, "openjij-sqa": 4000, "tabu": 409600,
-              "pimc": 8000, "rotor": 8000, "pt": 8000, "pa": 4000}
+              "pimc": 8000, "rotor": 8000, "pt": 8000, "pa": 4000, "sa-tuned": 102400}
 SHORT_READ_S = 0.002     # reads shorter than this by the cost model come in calls of 100
 
 
@@ -218,21 +218,27 @@ def add_calibration(path: Path, session: str, groups: Mapping[str, Any], cpu: Ma
 def cost_model(calibration: Mapping | None, group: str) -> dict[str, Any] | None:
     """A group's cost per spin update over the sessions that calibrated it: the median over
     sessions of (a, c); ``spread`` the relative spread that widens the CPU intervals: with one
-    session its rounds' (max / min - 1), with more the larger of that and the sessions'."""
+    session its rounds' (max / min - 1), with more the larger of that and the sessions'.
+
+    A session whose fit failed (c <= 0: the long reads cost no more than the short ones, the
+    per-read constant and the machine's noise swamping the work; or fewer than two rounds with
+    c > 0) is left out and counted in ``failed_sessions``; with none left the group has no
+    cost model (its CPU figures then come from the records)."""
     if not calibration:
         return None
     rows = [s["groups"][group] for s in calibration.get("sessions", []) if group in s["groups"]]
-    if not rows:
+    good = [r for r in rows if r["c_s"] > 0 and sum(c > 0 for c in r["c_rounds"]) >= 2]
+    if not good:
         return None
-    cs = [r["c_s"] for r in rows]
-    within = max((max(r["c_rounds"]) / min(r["c_rounds"]) - 1) if min(r["c_rounds"]) > 0 else 0
-                 for r in rows)
-    between = (max(cs) / min(cs) - 1) if len(cs) > 1 and min(cs) > 0 else 0.0
-    return {"c_s": float(np.median(cs)), "a_s": float(np.median([r["a_s"] for r in rows])),
-            "setup_cpu_s": float(np.median([r["setup_cpu_s"] for r in rows])),
-            "sessions": len(rows), "spread": round(max(within, between), 4),
+    cs = [r["c_s"] for r in good]
+    within = max(max(r["c_rounds"]) / min(c for c in r["c_rounds"] if c > 0) - 1 for r in good)
+    between = (max(cs) / min(cs) - 1) if len(cs) > 1 else 0.0
+    return {"c_s": float(np.median(cs)), "a_s": float(np.median([r["a_s"] for r in good])),
+            "setup_cpu_s": float(np.median([r["setup_cpu_s"] for r in good])),
+            "sessions": len(good), "failed_sessions": len(rows) - len(good),
+            "spread": round(max(within, between), 4),
             "between_sessions": round(between, 4), "within_session": round(within, 4),
-            "enough_sessions": len(rows) >= 3}
+            "enough_sessions": len(good) >= 3}
 
 
 # -- the summary's release-2 figures ----------------------------------------------------------------
@@ -301,6 +307,57 @@ def spin_update_entries(rs: Sequence[dict], data: LadderData, *, resamples: int,
         else:
             e["cpu_from"] = "records"
         out[str(o.q)] = e
+    return out
+
+
+def at_optimum(rs: Sequence[dict], length: int | None, *, resamples: int,
+               seed: int = 0) -> dict[str, Any] | None:
+    """What a referee asks beside TTS99, at one length (the median's optimum): per puzzle the
+    mean residual energy of a read (penalty energy; 0 is the ground state) and, per energy
+    target t of TARGETS, the time to target (TTS99 of a read reaching energy <= t) in spin
+    updates; the median over puzzles of each with a 95 % two-level bootstrap interval (puzzles
+    resampled, then each puzzle's count redrawn binomially from its own rate; the residual
+    energy's within-puzzle spread is not in the records, so its interval resamples puzzles
+    only). Records without ``at_most`` (other studies) give None."""
+    from .study import TARGETS
+    from ..analysis.optimal import quantile
+
+    if length is None:
+        return None
+    at = [r for r in rs if r["length"] == length and r.get("at_most") is not None
+          and r.get("reads")]
+    if not at:
+        return None
+    acc: dict[str, list[Any]] = {}
+    for r in at:
+        a = acc.setdefault(r["instance"], [0, 0.0, np.zeros(len(TARGETS)), int(r["variables"])])
+        a[0] += int(r["reads"])
+        a[1] += float(r["energy_mean"]) * int(r["reads"])
+        a[2] = a[2] + np.asarray(r["at_most"], dtype=float)
+    reads = np.array([a[0] for a in acc.values()], dtype=np.int64)
+    resid = np.array([a[1] / a[0] for a in acc.values()])
+    hits = np.array([a[2] for a in acc.values()])            # puzzles x targets
+    work = np.array([float(length) * a[3] for a in acc.values()])
+    rng = np.random.default_rng(seed)
+    n = len(reads)
+    idx = rng.integers(0, n, size=(resamples, n))
+    med = float(quantile(resid, 0.5, axis=0))
+    boot = quantile(resid[idx], 0.5, axis=1)
+    out: dict[str, Any] = {
+        "length": int(length), "instances": n,
+        "residual_energy": {"median": med, "low": float(np.quantile(boot, 0.025)),
+                            "high": float(np.quantile(boot, 0.975))},
+        "targets": {}}
+    for j, t in enumerate(TARGETS):
+        p = hits[:, j] / reads
+        point = quantile(repeats_for(p) * work, 0.5, axis=0)
+        k = rng.binomial(reads[idx], p[idx])                  # resamples x puzzles
+        reps = quantile(repeats_for(k / reads[idx]) * work[idx], 0.5, axis=1)
+        lo, hi = np.quantile(reps, [0.025, 0.975], method="inverted_cdf")
+        out["targets"][str(t)] = {"tts99_spin_updates": _num(float(point)),
+                                  "low_spin_updates": _num(float(lo)),
+                                  "high_spin_updates": _num(float(hi)),
+                                  "reached_by": int((hits[:, j] > 0).sum())}
     return out
 
 
@@ -450,8 +507,28 @@ def both_ways(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
                                  "ratio_setup_included": round(inc, 4),
                                  "ratio_setup_excluded": None if exc is None else round(exc, 4),
                                  "holds_both_ways": None if exc is None else
-                                 (inc > 1) == (exc > 1)})
+                                 (inc > 1) == (exc > 1),
+                                 "verdict": _verdict(o, b["uniqueness"][q], setup, bx)})
     return rows
+
+
+def _verdict(o: Mapping[str, Any], b: Mapping[str, Any], setup: float,
+             bx: float | None) -> str:
+    """"faster" or "slower" when the sampler's 95 % interval lies wholly on one side of the
+    baseline's, both with set-up included (the baseline's interval, the sampler's ends plus
+    its set-up) and excluded (the baseline's point time less its build: its interval without
+    the build is not kept); "not resolved" otherwise. What README and notebooks may claim."""
+    lo = o.get("low_cpu_s", o.get("low_s"))
+    hi = o.get("high_cpu_s", o.get("high_s"))
+    blo, bhi = b.get("low_s"), b.get("high_s")
+    if lo is None or blo is None or bhi is None or bx is None:
+        return "not resolved"
+    hi = math.inf if hi is None else hi
+    if hi + setup < blo and hi < bx:
+        return "faster"
+    if lo + setup > bhi and lo > bx:
+        return "slower"
+    return "not resolved"
 
 
 def table_spin_updates(summary: Mapping[str, Any], min_instances: int = 1) -> str:

@@ -1,8 +1,9 @@
-"""The rows of a comparison: one typed record per run, built from the verified result, written
-to a CSV as runs finish and read back with their types; tables and the summary per variant."""
+"""The rows of a comparison: one typed record per run (the ``run`` kind of the harness's one
+record format, :mod:`formulations.harness.recordfile`), built from the verified result, written
+as runs finish (a CSV, compare's default layout, or the JSON layout) and read back with their
+types; tables and the summary per variant."""
 from __future__ import annotations
 
-import csv
 import functools
 import json
 import math
@@ -14,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from ..puzzle import grid_to_strings
-from ..results import BackendError, SolveResult, Status, tts99
+from ..results import SolveResult, Status, tts99
 from .jobs import Job
+from .recordfile import Columns, ColumnsSink, RecordFile, kind_of, read_csv
 
 
 @dataclass(frozen=True)
@@ -138,92 +140,38 @@ def one_line(text: str, limit: int = 300) -> str:
     return s if len(s) <= limit else s[:limit - 3] + "..."
 
 
-# -- CSV: appended as rows finish, resumed by key ---------------------------------------------
+# -- CSV: the run kind's columns in the one writer's CSV layout ---------------------------------
 
-def _to_cell(v: Any) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float):
-        return repr(v)
-    return str(v)
+RUN_COLUMNS = Columns(FIELDS, _TYPES, kind="run")
+"""A comparison CSV's columns (:class:`~formulations.harness.recordfile.RecordFile`'s CSV
+layout): one per :class:`RunRecord` field, typed as it is."""
 
 
-def _from_cell(name: str, s: str) -> Any:
-    typ = _TYPES.get(name, "str")
-    if s == "" and "None" in typ:
-        return None
-    if typ.startswith("bool"):
-        return s == "true"
-    if typ.startswith("int"):
-        return int(s)
-    if typ.startswith("float"):
-        return float(s)
-    return s
-
-
-class CsvSink:
-    """Appends rows to a CSV (header written once), flushing each so an interrupted run keeps
-    every finished row; a partial last line left by a hard kill is cut before appending."""
+class CsvSink(ColumnsSink):
+    """Appends runs to a CSV (header written once), flushing each so an interrupted run keeps
+    every finished row; a partial last line left by a hard kill is cut before appending, a file
+    written before some columns existed is widened."""
 
     def __init__(self, path: str | Path):
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self.path.exists() and self.path.stat().st_size:
-            data = self.path.read_bytes()
-            if not data.endswith(b"\n"):
-                self.path.write_bytes(data[:data.rfind(b"\n") + 1])
-            with self.path.open(newline="") as f:
-                header = next(csv.reader(f), None)
-            if header and tuple(header) != FIELDS and set(header) < set(FIELDS):
-                _add_columns(self.path)  # written before some columns existed: widened
-            elif header and tuple(header) != FIELDS:
-                raise BackendError(f"{self.path}: columns differ from this version's "
-                                   f"({len(header)} vs {len(FIELDS)}); write to a new file")
-        new = not self.path.exists() or self.path.stat().st_size == 0
-        self.f = self.path.open("a", newline="")
-        self.w = csv.writer(self.f)
-        if new:
-            self.w.writerow(FIELDS)
-            self.f.flush()
-
-    def write(self, row: Mapping[str, Any]) -> None:
-        self.w.writerow([_to_cell(row.get(k)) for k in FIELDS])
-        self.f.flush()
-
-    def close(self) -> None:
-        self.f.close()
-
-
-def _add_columns(path: Path) -> None:
-    """Rewrite a results file written before some of this version's columns existed with every
-    column (the new ones empty), atomically, so that a sweep can append to it."""
-    rows = read_results(path)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with tmp.open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(FIELDS)
-        for r in rows:
-            w.writerow([_to_cell(r.get(k)) for k in FIELDS])
-    tmp.replace(path)
+        super().__init__(path, RUN_COLUMNS)
 
 
 def read_results(path: str | Path) -> Table:
-    """Rows of a results CSV with their types restored. A file written before a column existed
-    (no ``encoding`` column, say) is read with that column None in every row."""
-    out = Table()
-    with Path(path).open(newline="") as f:
-        reader = csv.DictReader(f)
-        missing = [k for k in FIELDS if k not in (reader.fieldnames or ())]
-        for row in reader:
-            if None in row or None in row.values():
-                continue  # a line with more or fewer cells than the header: truncated
-            got = {k: _from_cell(k, v) for k, v in row.items()}
-            for k in missing:
-                got[k] = None
-            out.append(got)
-    return out
+    """Rows of a results file with their types restored: a CSV (a file written before a column
+    existed, no ``encoding`` column say, is read with that column None in every row) or the
+    JSON layout of :class:`~formulations.harness.recordfile.RecordFile` (its runs, each as
+    :meth:`RunRecord.to_row` gives it: the envelope's ``v`` and ``kind`` are the file's)."""
+    if Path(path).suffix.lower() == ".csv":
+        return Table(read_csv(path, RUN_COLUMNS))
+    return Table(run_row(r) for r in RecordFile(path).read() if kind_of(r) == "run")
+
+
+def run_row(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A run as :meth:`RunRecord.to_row` gives it, from either layout of a results file: the
+    JSON layout's envelope ``v`` and ``kind`` left to the file (as a CSV's header holds them),
+    a column the record lacks None."""
+    row = {k: v for k, v in record.items() if k not in ("v", "kind")}
+    return {**dict.fromkeys(k for k in FIELDS if k not in row), **row}
 
 
 # -- tables and the summary ------------------------------------------------------------------

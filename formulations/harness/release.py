@@ -49,6 +49,7 @@ from formulations.harness.study import (  # noqa: E402
     pooled,
     run_tasks,
 )
+from formulations.harness.tuning import TUNED, read_tuning, relabel, row_of  # noqa: E402
 from formulations.analysis.optimal import (  # noqa: E402
     QUANTILES,
     LadderData,
@@ -84,7 +85,7 @@ CPU_BUDGET_S = 30.0     # sampling CPU per record at most (fewer reads beyond it
 MAX_LENGTH = {"sa": 32000, "openjij-sa": 16000, "openjij-sqa": 4000, "tabu": 204800,
               "pimc": 8000, "rotor": 8000, "pt": 8000, "pa": 4000}
 MIN_LENGTH = {"sa": 4, "openjij-sa": 4, "openjij-sqa": 4, "tabu": 4,
-              "pimc": 4, "rotor": 4, "pt": 4, "pa": 4}
+              "pimc": 4, "rotor": 4, "pt": 4, "pa": 4, "sa-tuned": 4}
 INITIAL_SPAN = 2        # the first ladder: the guess and two sqrt(2) steps either side
 BASE = 100.0            # every ladder is a subset of 100 * sqrt(2)^k
 RESAMPLES = 1000
@@ -178,6 +179,7 @@ class Planner:
         self.decided: dict[tuple, tuple[int, list[int]]] = {}
         self.variables: dict[str, int] = {}
         self.sizes: dict[str, tuple[int, int]] = {}
+        self.tuned: dict[str, Any] = {}      # size: tuning.json's entry (the tuned sa row)
 
     def task(self, key: str, sampler: str, length: int, seed: int) -> Task:
         if sampler in EXACT:
@@ -203,6 +205,8 @@ class Planner:
     def initial(self, sampler: str, size: str) -> list[int]:
         if sampler in EXACT:
             return [0]  # one trial per puzzle, no anneal length
+        if sampler == TUNED and size not in self.tuned:
+            return []   # no beta range tuned at this size (release.py tune): no tuned row
         keys = self.selection[size]
         n = sorted(self._vars(k) for k in keys[:5])[len(keys[:5]) // 2]
         lo, hi = self.min_length[sampler], self.max_length[sampler]
@@ -216,7 +220,7 @@ class Planner:
     def __call__(self, records: dict[str, dict]) -> list[Task]:
         by_group: dict[tuple[str, str], list[dict]] = defaultdict(list)
         for r in records.values():
-            by_group[(r["sampler"], r["instance"].rsplit("_", 1)[-1])].append(r)
+            by_group[(row_of(r), r["instance"].rsplit("_", 1)[-1])].append(r)
         tasks: list[tuple[tuple, Task]] = []
         order = {s: i for i, s in enumerate(self.samplers)}
         for size in sorted(self.selection, key=lambda s: math.prod(map(int, s.split("x")))):
@@ -224,9 +228,9 @@ class Planner:
                 recs = by_group.get((sampler, size), [])
                 ladder = sorted(set(self.initial(sampler, size)) | {r["length"] for r in recs})
                 have = {r["key"] for r in recs}
-                missing = [self.task(k, sampler, L, s) for L in ladder
-                           for k in self.selection[size] for s in self.seeds
-                           if f"{k}|{sampler}|{L}|{s}" not in have]
+                missing = [t for t in (self.task(k, sampler, L, s) for L in ladder
+                                       for k in self.selection[size] for s in self.seeds)
+                           if t.key not in have]
                 if not missing:
                     missing = self._extend(sampler, size, ladder, recs)
                 cells = math.prod(map(int, size.split("x")))
@@ -287,14 +291,18 @@ class CountedPlanner(Planner):
         if sampler in EXACT:
             return super().task(key, sampler, length, seed)
         self._vars(key)
+        beta = None
+        if sampler == TUNED:   # sa with the beta range tuned for this size
+            sampler, beta = "sa", tuple(self.tuned[key.rsplit("_", 1)[-1]]["beta_range"])
         return Task(self.study, key, self.src(key), sampler, length, seed, reads=P.MAX_READS,
                     reads_per_call=P.reads_per_call(sampler, length, *self.sizes[key]),
-                    until_successes=P.UNTIL_SUCCESSES, min_reads=P.MIN_READS, cpu_budget_s=0.0)
+                    until_successes=P.UNTIL_SUCCESSES, min_reads=P.MIN_READS, cpu_budget_s=0.0,
+                    beta_range=beta)
 
 
 class SamplerPlanner(CountedPlanner):
-    """A user's dimod sampler (``module:Class``, labelled ``name``) under release 2's protocol:
-    sa's ladder (its automatic sweeps as the guess), ``params`` to every sample() call."""
+    """A user's dimod sampler (``dimod:MODULE:CLASS``, labelled ``name``) under release 2's
+    protocol: sa's ladder (its automatic sweeps as the guess), ``params`` to every sample() call."""
 
     def __init__(self, selection: dict[str, list[str]], name: str, sampler_class: str, *,
                  params: tuple = (), length_param: str = "num_sweeps",
@@ -390,7 +398,7 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES,
     from . import protocol as P
     import numpy as np
 
-    recs = pooled(records)
+    recs = pooled(relabel(records))
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for r in recs:
         groups[(r["sampler"], r["size"])].append(r)
@@ -455,6 +463,10 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES,
                                "optimal_length": qd["optimal_length_cpu"],
                                "interior": qd["interior_cpu"], "edge": qd["edge_cpu"],
                                "per_length": qd["per_length_cpu"]})
+            # residual energy and time to target at the median's optimum (spin updates)
+            e["at_optimum"] = P.at_optimum(
+                rs, e["quantiles"]["0.5"].get("optimal_length_spin_updates"),
+                resamples=min(resamples, 2000))
             if decided is not None:
                 e["classes"] = P.classes(rs, data, decided, resamples=resamples, model=model)
             fit_ok = (per_size[z]["complete"] is not False and z not in GENERATED_SIZES
@@ -660,6 +672,13 @@ def cmd_run(args) -> None:
         entry = _session(args)
         planner: Planner = CountedPlanner(sel, samplers,
                                           seeds=[int(x) for x in args.seeds.split(",")])
+        planner.tuned = read_tuning(out / "tuning.json")
+        if TUNED in samplers:
+            lacking = [z for z in sel if z not in planner.tuned]
+            if lacking:
+                print(f"{TUNED}: no beta range tuned at {', '.join(lacking)} (run `python "
+                      f"bench/release.py tune --sizes ...` first); those sizes have no tuned row",
+                      file=sys.stderr)
     else:
         entry = manifest_entry(args)
         planner = Planner(sel, samplers, reads=args.reads, budget=args.budget)
@@ -788,6 +807,46 @@ def cmd_calibrate(args) -> None:
               f"{d['setup_cpu_s'] * 1000:.2f} ms")
 
 
+def cmd_tune(args) -> None:
+    """The tuned sa row's beta range per size (formulations.harness.tuning): sa on training
+    puzzles outside the selection at the centre of its first ladder, every range of the grid,
+    count rule; records in OUT/tuning/ (resumable), the choice in OUT/tuning.json."""
+    from formulations.io import iter_janko
+    from . import tuning as T
+
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    sizes = [z for z in args.sizes.split(",") if z not in GENERATED_SIZES]
+    sel = read_selection()
+    everything: dict[str, list[str]] = defaultdict(list)
+    for key, _p, _ in iter_janko(JANKO):
+        everything[key.rsplit("_", 1)[-1]].append(key)
+    out = Path(args.out)
+    pl = CountedPlanner({z: sel.get(z, []) for z in sizes}, ["sa"])
+    tasks: list[Task] = []
+    for z in sizes:
+        keys = T.training_keys(everything[z], sel.get(z, []), size=z)
+        if not keys:
+            print(f"{z}: no janko puzzle outside the selection: no tuned row", file=sys.stderr)
+            continue
+        pl.selection[z] = keys   # the ladder's centre from the training puzzles' QUBO size
+        centre = pl.initial("sa", z)[INITIAL_SPAN]
+        tasks += T.tuning_tasks(z, keys, source_of, centre,
+                                lambda k, L: pl.task(k, "sa", L, 0))
+    entry = _session(args, tuning={"sizes": sizes, "grid": [list(b) for b in T.BETA_GRID]})
+    (out / "tuning").mkdir(parents=True, exist_ok=True)
+    add_manifest(out, entry)
+    got = run_tasks(lambda recs: tasks, RecordFile(out / "tuning" / "records.jsonl.gz"),
+                    workers=args.workers, scheduler=args.scheduler, progress=not args.quiet,
+                    log=lambda s: print(s, file=sys.stderr), desc="tune",
+                    stamp={"session": entry["started"]})
+    chosen = T.read_tuning(out / "tuning.json") | T.choose(list(got.values()))
+    T.write_tuning(out / "tuning.json", chosen)
+    for z, d in sorted(chosen.items(), key=lambda kv: math.prod(map(int, kv[0].split("x")))):
+        print(f"{z}: beta range {d['beta_range']} (at {d['length']} sweeps on "
+              f"{len(d['puzzles'])} training puzzles; median TTS99 per range, spin updates: "
+              f"{d['median_tts99_spin_updates']})")
+
+
 def cmd_verify(args) -> None:
     """Re-run N random count-decided records; one JSON object; exit 0 only when every count
     (and the energies' digest) matches."""
@@ -820,9 +879,12 @@ def cmd_sampler(args) -> None:
         print(msg, file=sys.stderr)
         sys.exit(2)
 
-    if not args.target or ":" not in args.target:
-        bad("sampler: give the class as module:Class (e.g. my.module:MySampler)")
-    name = args.name or args.target.rsplit(":", 1)[1]
+    from .study import sampler_class_name
+    try:   # the registry's dimod:MODULE:CLASS; MODULE:CLASS, as before, names the same class
+        target = sampler_class_name(args.target or "")
+    except ValueError:
+        bad("sampler: give the class as dimod:MODULE:CLASS (e.g. dimod:my.module:MySampler)")
+    name = args.name or target.rsplit(":", 1)[1]
     params = []
     for kv in args.param:
         k, eq, v = kv.partition("=")
@@ -847,14 +909,14 @@ def cmd_sampler(args) -> None:
                if z in args.sizes.split(",")}
     try:
         from .study import make_custom
-        make_custom(args.target)
+        make_custom(target)
     except Exception as exc:
-        bad(f"sampler {args.target}: {type(exc).__name__}: {exc}")
+        bad(f"sampler {target}: {type(exc).__name__}: {exc}")
     out = Path(args.out or ROOT / "bench" / "results" / f"sampler-{name}")
-    session = _session(args, sampler=args.target, params=dict(params))
+    session = _session(args, sampler=target, params=dict(params))
     out.mkdir(parents=True, exist_ok=True)
     add_manifest(out, session)
-    pl = SamplerPlanner(sel, name, args.target, params=tuple(params),
+    pl = SamplerPlanner(sel, name, target, params=tuple(params),
                         length_param=args.length_param, max_length=args.max_length,
                         sources=sources)
     run_tasks(pl, RecordFile(out / "records.jsonl.gz"), workers=args.workers,
@@ -922,7 +984,7 @@ def cmd_baseline(args) -> None:
 
 
 def cmd_status(args) -> None:
-    records = RecordFile(Path(args.out) / "records.jsonl.gz").read()
+    records = relabel(RecordFile(Path(args.out) / "records.jsonl.gz").read())
     c: dict[tuple, list] = defaultdict(lambda: [0, 0.0, set(), set()])
     for r in records:
         if "error" in r:
@@ -1139,6 +1201,130 @@ def plot(summary: dict, quantiles: Sequence[str] = ("0.5", "0.75", "0.9")):
     return fig
 
 
+def _series(d: Mapping[str, Any], pick) -> tuple[list, ...]:
+    """(cells, value, low, high, filled) per size of a sampler's summary, sizes whose ``pick``
+    gives None left out; ``pick(entry)`` returns (value, low, high, filled)."""
+    xs, ys, lo, hi, fill = [], [], [], [], []
+    for e in d["sizes"].values():
+        got = pick(e)
+        if got is None or got[0] is None:
+            continue
+        v, a, b, f = got
+        xs.append(e["cells"])
+        ys.append(v)
+        lo.append(v if a is None else a)
+        hi.append(math.inf if b is None else b)
+        fill.append(f)
+    return xs, ys, lo, hi, fill
+
+
+def _draw(ax, k: int, label: str, series: tuple[list, ...], style: str = "-") -> None:
+    xs, ys, lo, hi, fill = series
+    if not xs:
+        return
+    top = max([v for v in hi if math.isfinite(v)] + ys) * 10
+    ax.plot(xs, ys, style, color=f"C{k}", label=label)
+    ax.fill_between(xs, lo, [min(v, top) for v in hi], color=f"C{k}", alpha=0.15)
+    for x, y, f in zip(xs, ys, fill):
+        ax.plot([x], [y], "o", color=f"C{k}", mfc=f"C{k}" if f else "white")
+
+
+def plot_spin_updates(summary: dict, q: str = "0.5"):
+    """Release 2's figure: left, each sampler's TTS99 in spin updates (its own unit of work) at
+    the quantile's optimal length with the 95 % band, a detection limit drawn as a triangle
+    ("> L": no length solved that quantile); right, the same in CPU seconds derived from the
+    calibration, beside the exact baselines' CPU time to the uniqueness proof and to the first
+    grid (set-up included), which have no spin updates. Hollow: the optimum at a ladder edge."""
+    from formulations.show.plots import figure
+    import numpy as np
+
+    fig = figure(9.0, 4.4)
+    left, right = np.atleast_1d(fig.subplots(1, 2))
+    samplers = sorted(n for n in summary["samplers"] if n not in EXACT)
+    for k, name in enumerate(samplers):
+        d = summary["samplers"][name]
+
+        def su(e, q=q):
+            o = e["quantiles"].get(q) or {}
+            return (o.get("tts99_spin_updates"), o.get("low_spin_updates"),
+                    o.get("high_spin_updates"), o.get("interior_spin_updates") is not False)
+
+        def cpu(e, q=q):
+            o = e["quantiles"].get(q) or {}
+            return (o.get("tts99_s"), o.get("low_s"), o.get("high_s"),
+                    o.get("interior") is not False)
+
+        _draw(left, k, name, _series(d, su))
+        _draw(right, k, name, _series(d, cpu))
+        for e in d["sizes"].values():   # unbounded: the detection limit
+            o = e["quantiles"].get(q) or {}
+            if o.get("tts99_spin_updates") is None and o.get("detection_limit_spin_updates"):
+                left.plot([e["cells"]], [o["detection_limit_spin_updates"]], "^", color=f"C{k}")
+            if o.get("tts99_s") is None and o.get("detection_limit_s"):
+                right.plot([e["cells"]], [o["detection_limit_s"]], "^", color=f"C{k}")
+    for j, name in enumerate(sorted(n for n in summary["samplers"] if n in EXACT)):
+        d = summary["samplers"][name]
+        for figure_name, style in (("uniqueness", "--"), ("first_grid", ":")):
+            def ex(e, f=figure_name):
+                o = (e.get(f) or {}).get(q) or {}
+                return o.get("tts99_s"), o.get("low_s"), o.get("high_s"), True
+            _draw(right, len(samplers) + j, f"{name} ({figure_name.replace('_', ' ')})",
+                  _series(d, ex), style)
+    for ax, unit in ((left, "spin updates"), (right, "CPU s")):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("cells")
+        ax.set_ylabel(f"TTS99 at the optimal length ({unit})")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize="x-small")
+    left.set_title("in each sampler's unit of work (reproduces on any machine)", fontsize="small")
+    right.set_title("CPU, from this machine's calibration; exact baselines", fontsize="small")
+    fig.suptitle(f"Quantile {q} over puzzles, 95 % two-level bootstrap bands; triangle: "
+                 "detection limit (> L); hollow: a bound", fontsize="small")
+    return fig
+
+
+def plot_at_optimum(summary: dict, targets: Sequence[str] = ("0", "4", "16")):
+    """Residual energy (left) and time to target in spin updates (right, one line style per
+    target energy) at the median's optimal length against cells, medians over puzzles with
+    their 95 % intervals (:func:`formulations.harness.protocol.at_optimum`)."""
+    from formulations.show.plots import figure
+    import numpy as np
+
+    fig = figure(9.0, 4.2)
+    left, right = np.atleast_1d(fig.subplots(1, 2))
+    styles = ("-", "--", ":", "-.")
+    for k, name in enumerate(sorted(n for n in summary["samplers"] if n not in EXACT)):
+        d = summary["samplers"][name]
+
+        def res(e):
+            a = e.get("at_optimum")
+            if not a:
+                return None
+            r = a["residual_energy"]
+            return r["median"], r["low"], r["high"], True
+        _draw(left, k, name, _series(d, res))
+        for t, style in zip(targets, styles):
+            def ttt(e, t=t):
+                a = e.get("at_optimum")
+                o = a and a["targets"].get(t)
+                if not o:
+                    return None
+                return o["tts99_spin_updates"], o["low_spin_updates"], o["high_spin_updates"], True
+            _draw(right, k, f"{name}, energy <= {t}", _series(d, ttt), style)
+    left.set_ylabel("mean residual energy of a read (median over puzzles)")
+    right.set_ylabel("time to target, TTS99 (spin updates)")
+    for ax in (left, right):
+        ax.set_xscale("log")
+        ax.set_yscale("symlog" if ax is left else "log", **({"linthresh": 0.1} if ax is left else {}))
+        ax.set_xlabel("cells")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize="x-small")
+    fig.suptitle("At the median's optimal length (spin updates): 95 % bootstrap intervals",
+                 fontsize="small")
+    return fig
+
+
 def _ms(v: float | None) -> str:
     """A time in CPU milliseconds, three significant figures; None (unbounded) as inf."""
     if v is None:
@@ -1237,8 +1423,12 @@ def cmd_plot(args) -> None:
     path = Path(args.out) / "summary.json"
     if not path.is_file():
         sys.exit(f"{path}: missing; run `python bench/release.py summary` first")
-    out = save(plot(json.loads(path.read_text())), Path(args.out) / "scaling.png")
-    print(f"wrote {out}")
+    summary = json.loads(path.read_text())
+    print(f"wrote {save(plot(summary), Path(args.out) / 'scaling.png')}")
+    if any("at_optimum" in e for d in summary["samplers"].values() for e in d["sizes"].values()):
+        # release 2: spin updates with the baselines, residual energy and time to target
+        print(f"wrote {save(plot_spin_updates(summary), Path(args.out) / 'spin_updates.png')}")
+        print(f"wrote {save(plot_at_optimum(summary), Path(args.out) / 'at_optimum.png')}")
 
 
 def cmd_compact(args) -> None:
@@ -1251,9 +1441,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("command", choices=["select", "run", "summary", "status", "compact",
                                         "estimate", "plot", "table", "verify", "calibrate",
-                                        "sampler", "baseline"])
+                                        "sampler", "baseline", "tune"])
     ap.add_argument("target", nargs="?", default=None,
-                    help="sampler: the dimod sampler class, module:Class")
+                    help="sampler: the dimod sampler class, dimod:MODULE:CLASS (as --backend)")
     ap.add_argument("--release", type=int, choices=(1, 2), default=2,
                     help="2 (default): count-decided records in bench/results/release2; 1: the "
                          "first release's (bench/results/release)")
@@ -1304,7 +1494,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     {"verify": cmd_verify, "calibrate": cmd_calibrate, "sampler": cmd_sampler,
      "baseline": cmd_baseline, "select": cmd_select, "run": cmd_run, "summary": cmd_summary, "status": cmd_status,
      "compact": cmd_compact, "estimate": cmd_estimate,
-     "plot": cmd_plot, "table": cmd_table}[args.command](args)
+     "plot": cmd_plot, "table": cmd_table, "tune": cmd_tune}[args.command](args)
     return 0
 
 

@@ -2,17 +2,12 @@
 happens (a run that raises is an ``error`` row; only the executor can add ``timeout``)."""
 from __future__ import annotations
 
-import json
-import pickle
-import signal
-import sys
 import time
 from dataclasses import replace
 from typing import Any
 
 from ..puzzle import PuzzleError
 from ..results import BackendError, ModelRefused, RemedyWords, Status
-from formulations.runtime.workers import protocol_stdout
 from .jobs import Job
 from .records import RunRecord, record
 
@@ -67,33 +62,18 @@ SWEEP_WORDS = RemedyWords("presolve=true", "x=false", memory_cap="a higher max_m
 """A refused model's remedies in the words of a sweep's options (``--sweep x=false``)."""
 
 
-def worker_init() -> None:
-    """In each local worker: Ctrl-C reaches the whole process group; the parent decides how to stop."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def warm_job(job: Job) -> None:
+    """Before a run's clock starts in a Dask child: its backend's imports."""
+    warm(job.backend)
 
 
-def ping(backends: list[str]) -> int:
-    """A new worker's first task: warm the backends, answer with the process id."""
-    import os
-
+def warm_all(backends: list[str]) -> None:
+    """A new local worker's set-up: every backend of the sweep imported once."""
     for b in backends:
         warm(b)
-    return os.getpid()
 
 
-def serve() -> int:
-    """The child side of :class:`~formulations.harness.executors.ChildRunner`: length-prefixed
-    pickled jobs on stdin; ``started`` once the backend is imported, then the row as JSON."""
-    worker_init()
-    out = protocol_stdout(binary=True)  # anything a solver prints goes to stderr, never into the protocol
-    inp = sys.stdin.buffer
-    while True:
-        head = inp.read(8)
-        if len(head) < 8:
-            return 0
-        job = pickle.loads(inp.read(int.from_bytes(head, "little")))
-        warm(job.backend)
-        out.write(b"started\n")
-        out.flush()
-        out.write(json.dumps(run_job(job)).encode() + b"\n")
-        out.flush()
+def failed_row(job: Job, status: Status, message: str, wall_s: float | None) -> dict[str, Any]:
+    """The row of a run that gave none (killed at its hard limit, its worker died): what the
+    executor (:class:`~formulations.harness.executors.Executor`) records instead."""
+    return record(job, status, message=message, wall_s=wall_s).to_row()

@@ -11,10 +11,14 @@ variables). The length is ``num_sweeps`` for sa and OpenJij; for tabu it is the 
 variable updates per variable of one simple tabu search (``coefficient_z_first``, no restarts,
 no wall-clock timeout), so that a read's work does not depend on the machine's load.
 
-The file (:class:`RecordFile`) is a sequence of gzip members, one per record, each written with
-one ``write`` on a file opened for appending: a kill leaves at most a torn last member, which is
-cut off when the file is opened again. Records are keyed by :attr:`Task.key`, so a run resumes
-by skipping the keys already present.
+A record is the harness's one record format (:mod:`formulations.harness.recordfile`: the
+envelope every record starts with, kind ``study``), its measurement the study kind's own part.
+The file (:class:`~formulations.harness.recordfile.RecordFile`) is a sequence of gzip members,
+one per record, each written with one ``write`` on a file opened for appending: a kill leaves at
+most a torn last member, which is cut off when the file is opened again. Records are keyed by
+:attr:`Task.key`, so a run resumes by skipping the keys already present. Tasks run on the
+package's one executor (:class:`~formulations.harness.executors.Executor`: local worker
+processes or a Dask cluster), a worker's death or failure an error record.
 
 Every sampler study in ``bench/`` is a plan of tasks over this module (:func:`run_study` with the
 options of :func:`study_arguments`); a task can also ask for presolve, a beta range, sampler
@@ -23,13 +27,11 @@ only when set.
 """
 from __future__ import annotations
 
-import gzip
 import json
 import math
 import os
 import sys
 import time
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -40,10 +42,12 @@ import numpy as np
 
 from formulations.backends import plan_of, sampler_names
 from formulations.backends.sampling import rescore
-from formulations.results import BackendError
+from formulations.results import BackendError, Status
 from formulations.runtime.cputime import cpu_seconds
 
-RECORD_VERSION = 1
+from .executors import Executor
+from .recordfile import RECORD_VERSION, RecordFile, canonical, study_status
+
 SAMPLERS = tuple(sampler_names(studied=True))
 """The samplers a study measures: every declared sampler with an anneal length (the sampler
 pipeline's, :mod:`formulations.backends.sampling`)."""
@@ -115,8 +119,9 @@ class Task:
     # timeout and no early stop (every read makes its full ``length x variables`` updates).
     until_successes: int = 0
     min_reads: int = 0
-    # a user's dimod sampler by import path (``module:Class``; ``sampler`` is its label) and
-    # the sample() keyword that takes the length (sweeps)
+    # a user's dimod sampler by the registry's name (``dimod:MODULE:CLASS``, see
+    # :func:`sampler_class_name`; ``sampler`` is its label) and the sample() keyword that takes
+    # the length (sweeps)
     sampler_class: str | None = None
     length_param: str = "num_sweeps"
 
@@ -313,14 +318,24 @@ def _custom_kwargs(task: Task, sampler: Any, reads: int, seed: int, params: dict
     return kw | {k: parse_value(v) if isinstance(v, str) else v for k, v in params.items()}
 
 
-def make_custom(path: str) -> Any:
-    """An instance of the dimod sampler class at ``module:Class`` (no arguments)."""
+def sampler_class_name(name: str) -> str:
+    """A user's dimod sampler class in the backend registry's notation, ``dimod:MODULE:CLASS``
+    (what ``--backend`` takes); the ``MODULE:CLASS`` that records written before it hold is
+    read as the same class."""
+    parts = name.split(":")
+    if len(parts) == 2:
+        parts = ["dimod", *parts]
+    if len(parts) != 3 or parts[0] != "dimod" or not parts[1] or not parts[2]:
+        raise ValueError(f"a sampler class is named dimod:MODULE:CLASS, got {name!r}")
+    return ":".join(parts)
+
+
+def make_custom(name: str) -> Any:
+    """An instance of the dimod sampler class ``dimod:MODULE:CLASS`` (no arguments)."""
     import importlib
 
-    module, _, name = path.partition(":")
-    if not module or not name:
-        raise ValueError(f"a sampler class is module:Class, got {path!r}")
-    return getattr(importlib.import_module(module), name)()
+    _, module, cls = sampler_class_name(name).split(":")
+    return getattr(importlib.import_module(module), cls)()
 
 
 def _zero_length(task: Task, kw: dict) -> dict | None:
@@ -369,10 +384,8 @@ def measure_exact(task: Task) -> dict[str, Any]:
         else:
             out["successes"] = int(res.solved)
             out["variables"] = res.variables
-    return {"v": RECORD_VERSION, "key": task.key, "study": task.study, "instance": task.instance,
-            "source": task.source, "size": f"{puzzle.height}x{puzzle.width}",
-            "cells": puzzle.height * puzzle.width, "sampler": task.sampler, "length": 0,
-            "unit": "none", "seed": task.seed, "reads": 1, "verified": bool(out["successes"]),
+    return _envelope(task, puzzle) | {
+            "length": 0, "unit": "none", "reads": 1, "verified": bool(out["successes"]),
             "call_cpu_s": [round(out["cpu_s"], 6)], "call_reads": [1],
             "setup_cpu_s": 0.0, "time_limit_s": task.cpu_budget_s, **out}
 
@@ -382,15 +395,18 @@ def measure(task: Task) -> dict[str, Any]:
     Raises when an energy-0 read decodes to a grid that breaks the clues (a broken model)."""
 
     if task.time_limit is not None:
-        return measure_budget(task)
-    if task.sampler in EXACT:
-        return measure_exact(task)
-    from formulations.backends.sampling import openmp_threads
+        rec = measure_budget(task)
+    elif task.sampler in EXACT:
+        rec = measure_exact(task)
+    elif task.sampler_class:
+        rec = _measure_sampler(task)
+    else:
+        from formulations.backends.sampling import openmp_threads
 
-    if task.sampler_class:
-        return _measure_sampler(task)
-    with openmp_threads(plan_of(task.sampler)):  # OpenJij on one thread, as its backend
-        return _measure_sampler(task)
+        with openmp_threads(plan_of(task.sampler)):  # OpenJij on one thread, as its backend
+            rec = _measure_sampler(task)
+    # the envelope's status and message (recordfile): an exact or budget run's are its solve's
+    return rec | {"status": study_status(rec), "message": rec.get("message", "")}
 
 
 def _measure_sampler(task: Task) -> dict[str, Any]:
@@ -549,13 +565,22 @@ def energy_digest(energies: np.ndarray) -> str:
     return hashlib.sha1(e.astype("<f8").tobytes()).hexdigest()
 
 
+def _envelope(task: Task, puzzle: Any = None) -> dict[str, Any]:
+    """The envelope of a task's record (:mod:`formulations.harness.recordfile`: version, kind,
+    key, what and who measured; the status and message are added by :func:`measure`), with the
+    study kind's own names its readers use (``study``, ``instance``, ``sampler``)."""
+    head = {"v": RECORD_VERSION, "kind": "study", "key": task.key, "study": task.study,
+            "instance": task.instance, "puzzle": task.instance, "source": task.source}
+    if puzzle is not None:
+        head |= {"size": f"{puzzle.height}x{puzzle.width}", "cells": puzzle.height * puzzle.width}
+    return head | {"sampler": task.sampler, "backend": task.sampler,
+                   "options": canonical(task.variant), "length": task.length, "seed": task.seed}
+
+
 def _head(task: Task, puzzle: Any) -> dict[str, Any]:
     """The fields every sampler record starts with (the variant only when one is set)."""
-    head = {"v": RECORD_VERSION, "key": task.key, "study": task.study, "instance": task.instance,
-            "source": task.source, "size": f"{puzzle.height}x{puzzle.width}",
-            "cells": puzzle.height * puzzle.width, "sampler": task.sampler,
-            "length": task.length, "unit": LENGTH_UNIT.get(task.sampler, "sweeps"),
-            "seed": task.seed, "use_x": task.use_x}
+    head = _envelope(task, puzzle) | {"unit": LENGTH_UNIT.get(task.sampler, "sweeps"),
+                                      "use_x": task.use_x}
     if task.sampler_class:
         head |= {"sampler_class": task.sampler_class, "length_param": task.length_param}
     return head | ({"variant": task.variant} if task.variant else {})
@@ -620,161 +645,16 @@ def measure_safe(task: Task) -> dict[str, Any]:
     try:
         return measure(task)
     except Exception as exc:
-        return {"v": RECORD_VERSION, "key": task.key, "study": task.study,
-                "instance": task.instance, "sampler": task.sampler, "length": task.length,
-                "seed": task.seed, "error": f"{type(exc).__name__}: {exc}"}
+        return failed_record(task, Status.ERROR, f"{type(exc).__name__}: {exc}", None)
 
 
-# -- the record file -----------------------------------------------------------------------------
-
-class RecordFile:
-    """Records appended as gzip members (one per record, one ``write`` each); reading stops at a
-    torn member, and opening for appending cuts it off."""
-
-    def __init__(self, path: str | Path):
-        self.path = Path(path)
-
-    def read(self) -> list[dict]:
-        return list(self._members()[0])
-
-    def _members(self) -> tuple[list[dict], int]:
-        """The records and the byte offset where the intact members end."""
-        if not self.path.exists():
-            return [], 0
-        data = self.path.read_bytes()
-        out, pos = [], 0
-        while pos < len(data):
-            d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-            try:
-                text = d.decompress(data[pos:])
-                if not d.eof:
-                    break  # torn
-                for line in text.decode().splitlines():
-                    if line.strip():
-                        out.append(json.loads(line))
-            except (zlib.error, ValueError):
-                break
-            pos = len(data) - len(d.unused_data)
-        return out, pos
-
-    def repair(self) -> int:
-        """Cut a torn last member; returns the bytes removed."""
-        if not self.path.exists():
-            return 0
-        _, good = self._members()
-        size = self.path.stat().st_size
-        if good < size:
-            with self.path.open("r+b") as f:
-                f.truncate(good)
-        return size - good
-
-    def append(self, record: dict) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        blob = gzip.compress((json.dumps(record, separators=(",", ":")) + "\n").encode(),
-                             compresslevel=9, mtime=0)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, blob)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-    def compact(self) -> None:
-        """Rewrite as one gzip member (smaller), atomically (temporary file, then rename)."""
-        records = self.read()
-        tmp = self.path.with_suffix(self.path.suffix + ".tmp")
-        with gzip.open(tmp, "wt", compresslevel=9) as f:
-            for r in records:
-                f.write(json.dumps(r, separators=(",", ":")) + "\n")
-        os.replace(tmp, self.path)
-
-
-# -- executors: local processes or a Dask cluster ------------------------------------------------
-
-def _worker_init() -> None:
-    import signal
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-class Executor:
-    """Submit tasks, collect finished ones: a local pool of ``workers`` processes, or a Dask
-    cluster (``scheduler``: an address or a ``distributed.Client``), as the harness's
-    ``--scheduler`` option gives it."""
-
-    def __init__(self, workers: int = 1, scheduler: Any = None):
-        self.scheduler = scheduler
-        self.pending: dict[Any, Task] = {}
-        if scheduler is None:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            os.environ.setdefault("OMP_NUM_THREADS", "1")
-            self.slots = max(1, workers)
-            self.pool = ProcessPoolExecutor(self.slots,
-                                            mp_context=multiprocessing.get_context("spawn"),
-                                            initializer=_worker_init)
-            self.client = None
-        else:
-            from .executors import SCHEDULER_TIMEOUT_S
-            try:
-                from distributed import Client, as_completed
-            except ImportError:
-                from ..results import BackendError
-                raise BackendError('a Dask scheduler needs Dask distributed: pip install '
-                                   'distributed') from None
-            self.client = scheduler if isinstance(scheduler, Client) else \
-                Client(scheduler, timeout=SCHEDULER_TIMEOUT_S)
-            self.slots = max(1, sum(self.client.nthreads().values()))
-            self.ac = as_completed()
-
-    @property
-    def free(self) -> int:
-        return 2 * self.slots - len(self.pending)  # keep every slot fed, little queued
-
-    def submit(self, task: Task) -> None:
-        fut: Any  # a concurrent.futures or a Dask future
-        if self.client is None:
-            fut = self.pool.submit(measure_safe, task)
-        else:
-            fut = self.client.submit(measure_safe, task, pure=False)
-            self.ac.add(fut)
-        self.pending[fut] = task
-
-    def finished(self) -> Iterator[tuple[Task, dict]]:
-        """Wait for at least one task; yield every finished one."""
-        if not self.pending:
-            return
-        done: Iterable[Any]  # finished futures, of either kind
-        if self.client is None:
-            from concurrent.futures import FIRST_COMPLETED, wait
-            done, _ = wait(list(self.pending), return_when=FIRST_COMPLETED)
-        else:
-            done = [next(self.ac)]
-        for fut in done:
-            task = self.pending.pop(fut)
-            try:
-                rec = fut.result()
-            except Exception as exc:
-                rec = {"v": RECORD_VERSION, "key": task.key, "study": task.study,
-                       "instance": task.instance, "sampler": task.sampler,
-                       "length": task.length, "seed": task.seed,
-                       "error": f"worker failed: {type(exc).__name__}: {exc}"}
-            yield task, rec
-
-    def close(self) -> None:
-        if self.client is None:
-            for p in list((getattr(self.pool, "_processes", None) or {}).values()):
-                try:
-                    p.kill()
-                except Exception:
-                    pass
-            self.pool.shutdown(wait=False, cancel_futures=True)
-        else:
-            for f in self.pending:
-                f.cancel()
-            if not isinstance(self.scheduler, type(self.client)):
-                self.client.close()
+def failed_record(task: Task, status: Status, message: str, wall_s: float | None,
+                  ) -> dict[str, Any]:
+    """The error record of a task: its measurement raised (:func:`measure_safe`), or the
+    executor killed it or lost its worker. ``error`` holds the message, as the study's readers
+    look for it."""
+    return _envelope(task) | {"status": Status(status).value, "message": message,
+                              "wall_s": wall_s, "error": message}
 
 
 def read_seconds(sampler: str, length: int, variables: int, interactions: int) -> float:
@@ -815,10 +695,13 @@ def run_tasks(plan: Callable[[dict[str, dict]], Sequence[Task]], out: RecordFile
     removed = out.repair()
     if removed:
         log(f"{out.path}: cut {removed} bytes of a torn last record")
-    records = {r["key"]: r for r in out.read()}
+    records = out.resume()
     if records:
         log(f"resuming: {len(records)} records already in {out.path}")
-    ex = Executor(workers, scheduler)
+    if scheduler is None:
+        os.environ.setdefault("OMP_NUM_THREADS", "1")  # the workers' samplers on one thread
+    ex = Executor(measure_safe, failed_record, workers=workers, scheduler=scheduler)
+    running: set[str] = set()  # submitted, not yet recorded
     cost = cost or (lambda t: 1.0)
     bar = None
     if progress:
@@ -833,7 +716,6 @@ def run_tasks(plan: Callable[[dict[str, dict]], Sequence[Task]], out: RecordFile
     restore = _exit_on_sigterm()
     try:
         while True:
-            running = {t.key for t in ex.pending.values()}
             # in the plan's order (smallest sizes first), whatever was planned before
             queued = [t for t in plan(records) if t.key not in records and t.key not in running]
             new = [t for t in queued if t.key not in counted]
@@ -843,9 +725,11 @@ def run_tasks(plan: Callable[[dict[str, dict]], Sequence[Task]], out: RecordFile
             counted.update(t.key for t in new)
             for t in queued[:max(0, ex.free)]:
                 ex.submit(t)
+                running.add(t.key)
             if not ex.pending:
                 break
             for task, rec in ex.finished():
+                running.discard(task.key)
                 if stamp:
                     rec = {**rec, **stamp}
                 out.append(rec)
@@ -938,6 +822,8 @@ def task_from_dict(d: dict) -> Task:
         kw["params"] = tuple(sorted(kw["params"].items()))
     if isinstance(kw.get("beta_range"), list):
         kw["beta_range"] = tuple(kw["beta_range"])
+    if kw.get("sampler_class"):   # older records: MODULE:CLASS
+        kw["sampler_class"] = sampler_class_name(kw["sampler_class"])
     return Task(**kw)
 
 
@@ -1005,10 +891,10 @@ __all__ = [
     "LENGTH_UNIT",
     "SAMPLERS",
     "TARGETS",
-    "Executor",
     "RecordFile",
     "Task",
     "estimate_cost",
+    "failed_record",
     "load",
     "measure",
     "measure_safe",

@@ -1,5 +1,6 @@
 """A comparison sweep: every puzzle x backend variant x model choice x seed, one row per run,
-appended to a CSV as runs finish (run the same sweep again to resume), with progress shown."""
+run on the harness's one executor and appended to a results file (a CSV, or the JSON-lines
+layout) as runs finish (run the same sweep again to resume), with progress shown."""
 from __future__ import annotations
 
 import itertools
@@ -14,10 +15,12 @@ from ..model.encodings import check_encoding
 from ..options import MODEL_SWITCHES, coerce, parse_assignment
 from ..puzzle import Puzzle
 from ..results import BackendError
-from .executors import run_dask, run_local
+from .executors import Executor, run_all
 from .jobs import (BackendSpec, Job, PuzzleRef, default_kill_after, load_puzzles, lookup_backend,
                    plan_jobs, resolve_backends)
-from .records import CsvSink, Table, read_results
+from .recordfile import RecordFile
+from .records import RUN_COLUMNS, Table, run_row
+from .runner import failed_row, run_job, warm_all, warm_job
 
 
 def expand_options(option_texts: Sequence[str], sweep_texts: Sequence[str],
@@ -133,27 +136,30 @@ def compare(puzzles: Iterable[str | Path | Puzzle | PuzzleRef],
     rows: dict[str, dict] = {}
     sink = None
     if out is not None:
-        sink = CsvSink(out)
-        for r in read_results(out):
-            if r["key"] in wanted and not (retry_errors and r["status"] in ("error", "timeout")):
-                rows[r["key"]] = r
+        sink = RecordFile(out, RUN_COLUMNS)  # a .csv (the default layout) or a .jsonl.gz: one writer
+        for key, stored in sink.resume().items():
+            r = run_row(stored)
+            if key in wanted and not (retry_errors and r["status"] in ("error", "timeout")):
+                rows[key] = r
     todo = [j for j in jobs if j.key not in rows]
     if rows:
         log(f"resuming: {len(rows)} of {len(jobs)} runs already in {out}")
     bar = _Progress(len(todo), enabled=progress, log=log)
 
-    def emit(row: dict) -> None:
+    def emit(job: Job, row: dict) -> None:
         rows[row["key"]] = row
         if sink is not None:
-            sink.write(row)
+            sink.append(row)
         bar.update(row)
 
     try:
         if todo:
-            if scheduler is not None:
-                run_dask(todo, scheduler, emit)
-            else:
-                run_local(todo, workers or os.cpu_count() or 1, emit, on_start)
+            with Executor(run_job, failed_row, workers=workers or os.cpu_count() or 1,
+                          scheduler=scheduler, kill_after=lambda job: job.kill_after,
+                          setup=(warm_all, (sorted({j.backend for j in todo}),)),
+                          warm=warm_job, on_start=on_start, isolate=True,
+                          label=lambda job: f"nonogram-run-{job.key}") as executor:
+                run_all(todo, executor, emit)
     finally:
         bar.close()
         if sink is not None:
