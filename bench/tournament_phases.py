@@ -9,18 +9,16 @@ checked against the clues. A measurement aid (the figures in docs/line_core.md),
 """
 from __future__ import annotations
 
+import argparse
 import ast
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-SETS = ROOT.parent / "shared" / "corpus" / "taai-tcga-icga-tournament" / "question"
+from formulations.io.tournament import iter_tournament
+from formulations.lines import cdcl, search
+from formulations.puzzle import check_grid
 
-from formulations.io.tournament import iter_tournament  # noqa: E402
-from formulations.lines import cdcl, search  # noqa: E402
-from formulations.puzzle import check_grid  # noqa: E402
+SETS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "taai-tcga-icga-tournament"
 
 PHASES: dict[str, float] = {}
 
@@ -38,16 +36,21 @@ def timed(owner, name: str, label: str) -> None:
     setattr(owner, name, g)
 
 
-def chosen(spec: str):
+def chosen(spec: str, corpus: Path):
     name, which = spec.split(":")
-    puzzles = list(iter_tournament(SETS / f"{name}.txt"))
+    puzzles = list(iter_tournament(corpus / "question" / f"{name}.txt"))
     if which.startswith("every"):
         k, start = (int(x) for x in which[5:].split("/"))
         return [(name, key, p) for i, (key, p) in enumerate(puzzles) if i >= start and i % k == 0]
     return [(name, key, p) for key, p in puzzles if key == which]
 
 
-def main(argv: list[str]) -> None:
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("what", nargs="+", help="SET:N, SET:everyK/FROM or KEY=VALUE for solve_lines")
+    ap.add_argument("--corpus", type=Path, default=SETS, help="the tournament sets' folder")
+    args = ap.parse_args()
+    argv = args.what
     timed(search._Search, "run", "search")
     timed(cdcl, "residual_cnf", "cnf")
     timed(cdcl, "probe_clauses", "probe_clauses")
@@ -58,7 +61,7 @@ def main(argv: list[str]) -> None:
             key, value = a.split("=", 1)
             kw[key] = ast.literal_eval(value)
     total: dict[str, float] = {}
-    for name, key, p in [t for a in argv if "=" not in a for t in chosen(a)]:
+    for name, key, p in [t for a in argv if "=" not in a for t in chosen(a, args.corpus)]:
         PHASES.clear()
         t = time.process_time()
         r = search.solve_lines(p, **kw)
@@ -72,4 +75,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()
