@@ -1,5 +1,5 @@
 """The CDCL fallback of the line search: the residual puzzle of a propagated state as CNF for a
-clause-learning SAT solver (python-sat's Glucose 4, CaDiCaL beside it after a second), solved
+clause-learning SAT solver (python-sat's Glucose 4), solved
 when depth-first search has spent its budget.
 
 Random puzzles (the TAAI / TCGA / ICGA tournament sets) leave large undecided regions after
@@ -54,10 +54,13 @@ class Mode:
 # By whether a further solution is asked for (``max_solutions`` > 1, uniqueness). For a first
 # solution (the tournament rules) the valid-starts encoding and Glucose alone, as before: on
 # the tournament sets nothing tried was faster (docs/line_core.md). For uniqueness, proving
-# that no other solution exists, the order encoding with CaDiCaL beside, which decided more
-# of the survey and MiniZinc puzzles, faster (docs/line_core.md).
+# that no other solution exists, the order encoding, which decided more of the survey and
+# MiniZinc puzzles, faster (docs/line_core.md).
+# CaDiCaL as the second solver crashed the process on Ctrl-C (SIGSEGV in Glucose's destructor
+# after the interrupt, webpbn #22336 with uniqueness, 2 of 3 runs, also with both solvers built
+# and run with SIGINT blocked): no second solver until that is understood.
 MODES = {False: Mode("starts", "", 0.05, 200_000, True),
-         True: Mode("order", "cadical195", 0.25, 2_000_000, False)}
+         True: Mode("order", "", 0.25, 2_000_000, False)}
 PROBE_CLAUSES = True  # 50 of taai2011's second half: 14.6 s CPU with them, 17.3 s without
 
 
@@ -355,7 +358,7 @@ class _Portfolio:
         self.mode = mode
         self._make = Solver
         self.clauses = clauses
-        self.solvers = [Solver(name=SOLVER, bootstrap_with=clauses)]
+        self.solvers = [_blocked(functools.partial(Solver, name=SOLVER, bootstrap_with=clauses))]
         self.cpu = [0.0]
         self.budget = [FIRST_BUDGET]
 
@@ -380,8 +383,9 @@ class _Portfolio:
             if end is not None and time.perf_counter() >= end:
                 raise OutOfTime("cdcl")
             if len(self.solvers) == 1 and self.mode.second and self.cpu[0] >= SECOND_AFTER_S:
-                self.solvers.append(self._make(name=self.mode.second,
-                                               bootstrap_with=self.clauses))
+                # built with SIGINT blocked and Python's handler put back (see _blocked)
+                self.solvers.append(_blocked(functools.partial(
+                    self._make, name=self.mode.second, bootstrap_with=self.clauses)))
                 self.cpu.append(0.0)
                 self.budget.append(FIRST_BUDGET)
             k = min(range(len(self.solvers)), key=self.cpu.__getitem__)
@@ -410,8 +414,12 @@ def _blocked(call):
     main = threading.current_thread() is threading.main_thread()
     if not main or not hasattr(signal, "pthread_sigmask"):
         return call()
+    handler = signal.getsignal(signal.SIGINT)
     old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         return call()
     finally:
+        # Python's handler put back before unblocking, should the call have set another
+        if handler is not None:
+            signal.signal(signal.SIGINT, handler)
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
