@@ -49,7 +49,7 @@ from formulations.harness.study import (  # noqa: E402
     pooled,
     run_tasks,
 )
-from formulations.harness.tuning import TUNED, read_tuning, relabel, row_of  # noqa: E402
+from formulations.harness.tuning import TUNED, calibrated_as, read_tuning, relabel, row_of  # noqa: E402
 from formulations.analysis.optimal import (  # noqa: E402
     QUANTILES,
     LadderData,
@@ -445,7 +445,7 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES,
                 qd["overhead_share"] = overhead_share([r for r in rs if r["length"] == L])
             # release 2: spin updates, detection limits, CPU from the calibration
             counted = all(r.get("rule") for r in rs)
-            model = P.cost_model(calibration, f"{sampler}|{z}")
+            model = P.cost_model(calibration, f"{calibrated_as(sampler)}|{z}")
             su = P.spin_update_entries(rs, data, resamples=resamples, model=model,
                                        keep_replicates=keep_replicates)
             e = per_size[z]

@@ -41,6 +41,11 @@ def row_of(record: Mapping[str, Any]) -> str:
     return str(record["sampler"])
 
 
+def calibrated_as(row: str) -> str:
+    """The sampler whose calibration a row's CPU figures use (the tuned row is sa)."""
+    return "sa" if row == TUNED else row
+
+
 def relabel(records: Sequence[dict]) -> list[dict]:
     """The records with the tuned row's named as such (what the summary groups by)."""
     return [r if row_of(r) == r.get("sampler") else {**r, "sampler": row_of(r)}
