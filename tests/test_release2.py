@@ -429,3 +429,9 @@ def test_a_failed_calibration_session_is_left_out_not_read_as_no_spread():
     assert m["spread"] == pytest.approx(1.2 / 0.9 - 1, rel=1e-3)
     assert P.cost_model({"sessions": [{"session": "s2", "groups": {"tabu|30x30": bad}}]},
                         "tabu|30x30") is None
+    # one round (a quick study's calibration) counts when its fit succeeded
+    one = {"c_s": 2e-8, "a_s": 1e-4, "c_rounds": [2e-8], "setup_cpu_s": 0.001}
+    m1 = P.cost_model({"sessions": [{"session": "q", "groups": {"g": one}}]}, "g")
+    assert m1["sessions"] == 1 and m1["failed_sessions"] == 0 and m1["spread"] == 0.0
+    zero = {**one, "c_s": 0.0, "c_rounds": [0.0]}
+    assert P.cost_model({"sessions": [{"session": "q", "groups": {"g": zero}}]}, "g") is None

@@ -221,13 +221,14 @@ def cost_model(calibration: Mapping | None, group: str) -> dict[str, Any] | None
     session its rounds' (max / min - 1), with more the larger of that and the sessions'.
 
     A session whose fit failed (c <= 0: the long reads cost no more than the short ones, the
-    per-read constant and the machine's noise swamping the work; or fewer than two rounds with
-    c > 0) is left out and counted in ``failed_sessions``; with none left the group has no
+    per-read constant and the machine's noise swamping the work; or c <= 0 in half of its rounds
+    or more) is left out and counted in ``failed_sessions``; with none left the group has no
     cost model (its CPU figures then come from the records)."""
     if not calibration:
         return None
     rows = [s["groups"][group] for s in calibration.get("sessions", []) if group in s["groups"]]
-    good = [r for r in rows if r["c_s"] > 0 and sum(c > 0 for c in r["c_rounds"]) >= 2]
+    good = [r for r in rows
+            if r["c_s"] > 0 and 2 * sum(c > 0 for c in r["c_rounds"]) > len(r["c_rounds"])]
     if not good:
         return None
     cs = [r["c_s"] for r in good]
