@@ -435,3 +435,20 @@ def test_a_failed_calibration_session_is_left_out_not_read_as_no_spread():
     assert m1["sessions"] == 1 and m1["failed_sessions"] == 0 and m1["spread"] == 0.0
     zero = {**one, "c_s": 0.0, "c_rounds": [0.0]}
     assert P.cost_model({"sessions": [{"session": "q", "groups": {"g": zero}}]}, "g") is None
+
+
+def test_calibration_reads_outweigh_the_per_read_constant_seen_before():
+    """A group whose earlier sessions measured a large per-read constant a is calibrated at a
+    length whose work is several a (else c's fit drowns in a's noise: tabu 30x30, session 2)."""
+    from formulations.harness.release import CAL_WORK_OVER_A, calibration_groups, read_selection
+    sel = {"10x10": read_selection()["10x10"][:1]}
+    (plain,) = calibration_groups(sel, ["sa"], puzzles=1)
+    c = 1e-8
+    failed = {"c_s": 0.0, "a_s": 0.001, "c_rounds": [0.0, 0.0, 1e-10], "setup_cpu_s": 0.0}
+    other_size = {"c_s": c, "a_s": 1e-4, "c_rounds": [c] * 3, "setup_cpu_s": 0.0}
+    earlier = {"sessions": [{"groups": {"sa|10x10": failed, "sa|20x20": other_size}}]}
+    (longer,) = calibration_groups(sel, ["sa"], puzzles=1, earlier=earlier)
+    (key, _src), = longer["puzzles"]
+    n = measure(P.calibration_task("sa", key, _src, 8, 1))["variables"]
+    assert longer["length"] > plain["length"]
+    assert longer["length"] * n * c >= CAL_WORK_OVER_A * 0.001 * 0.999

@@ -29,6 +29,7 @@ import math
 import os
 import platform
 import random
+import statistics
 import subprocess
 import sys
 from collections import defaultdict
@@ -751,11 +752,18 @@ def decided_classes(out: Path, sources: Mapping[str, str | None]) -> dict[str, b
 CAL_READ_S = 0.05   # the calibration's reads: about this long each by the cost model
 
 
+CAL_WORK_OVER_A = 4.0   # a calibration read's work: at least this many per-read constants
+
+
 def calibration_groups(sel: Mapping[str, list[str]], samplers: Sequence[str], *,
                        puzzles: int = 3, planner: Planner | None = None,
-                       sources: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+                       sources: Mapping[str, str] | None = None,
+                       earlier: Mapping | None = None) -> list[dict[str, Any]]:
     """Per (sampler, size): the first ``puzzles`` puzzles of the size, at the middle of the
-    ladder's first five lengths (the guess)."""
+    ladder's first five lengths (the guess). With ``earlier`` (calibration.json) a group whose
+    earlier sessions put its per-read constant a above the guessed read's work is calibrated
+    longer, so that the work is CAL_WORK_OVER_A x a (else the two lengths' difference drowns in
+    a's noise and the fit fails: tabu at 30x30)."""
     pl = planner or CountedPlanner(dict(sel), list(samplers))
     out = []
     for z, keys in sel.items():
@@ -769,6 +777,18 @@ def calibration_groups(sel: Mapping[str, list[str]], samplers: Sequence[str], *,
             n, q = pl.sizes[keys[0]]
             per_unit = read_seconds(s if s in MAX_LENGTH else "sa", 1, n, q)
             length = max(8, min(init[len(init) // 2], int(CAL_READ_S / max(per_unit, 1e-15))))
+            sessions = (earlier or {}).get("sessions", [])
+            seen = [g for s_ in sessions if (g := s_["groups"].get(f"{s}|{z}"))]
+            # c from this group's successful fits, else from the sampler's other sizes
+            cs = [g["c_s"] for g in seen if g["c_s"] > 0] or [
+                g["c_s"] for s_ in sessions for k, g in s_["groups"].items()
+                if k.split("|")[0] == s and g["c_s"] > 0]
+            if seen and cs:
+                a = statistics.median(g["a_s"] for g in seen)
+                c = statistics.median(cs)
+                need = int(math.ceil(CAL_WORK_OVER_A * a / (c * n)))
+                if need > length:
+                    length = min(need, max(init[-1], MAX_LENGTH.get(s, need)))
             g = {"sampler": s, "size": z, "length": length,
                  "puzzles": [(k, (sources or {}).get(k) or pl.src(k)) for k in keys[:puzzles]]}
             if isinstance(pl, SamplerPlanner) and s == pl.name:
@@ -798,8 +818,11 @@ def cmd_calibrate(args) -> None:
                                           "puzzles": args.cal_puzzles})
     out.mkdir(parents=True, exist_ok=True)
     add_manifest(out, session)
+    earlier_path = out / "calibration.json"
+    earlier = json.loads(earlier_path.read_text()) if earlier_path.exists() else None
     cal = run_calibration(out, calibration_groups(sel, args.samplers.split(","),
-                                                  puzzles=args.cal_puzzles), session,
+                                                  puzzles=args.cal_puzzles, earlier=earlier),
+                          session,
                           rounds=args.rounds, reads=args.cal_reads, quiet=args.quiet)
     for g, d in cal.items():
         print(f"{g:<20} c {d['c_s']:.3e} s per spin update (rounds {min(d['c_rounds']):.3e} to "
