@@ -452,3 +452,23 @@ def test_calibration_reads_outweigh_the_per_read_constant_seen_before():
     n = measure(P.calibration_task("sa", key, _src, 8, 1))["variables"]
     assert longer["length"] > plain["length"]
     assert longer["length"] * n * c >= CAL_WORK_OVER_A * 0.001 * 0.999
+
+
+def test_two_seeds_are_compared_and_a_seed_that_moves_the_figure_shows():
+    same0 = _synthetic(np.random.default_rng(5))
+    rng = np.random.default_rng(6)   # the same instances, their reads drawn again
+    same1 = [{**r, "seed": 1, "key": r["key"][:-1] + "1",
+              "successes": int(rng.binomial(r["reads"], r["successes"] / r["reads"]))}
+             for r in same0]
+    a = P.seed_agreement(same0 + same1, resamples=300)
+    assert a is not None and a["instances"] == 40 and set(a["seeds"]) == {"0", "1"}
+    for v in a["seeds"].values():
+        assert v["low_spin_updates"] <= v["tts99_spin_updates"] <= v["high_spin_updates"]
+    assert a["intervals_overlap"]
+    # a "seed" whose reads succeed ten times less often is told apart
+    moved = [{**r, "successes": r["successes"] // 10} for r in same1]
+    assert not P.seed_agreement(same0 + moved, resamples=300)["intervals_overlap"]
+    assert P.seed_agreement(same0, resamples=300) is None
+    from formulations.harness import release
+    e = release.summarize(same0 + same1, resamples=200)["samplers"]["sa"]["sizes"]["10x10"]
+    assert e["seed_agreement"]["intervals_overlap"]

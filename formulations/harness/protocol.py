@@ -396,6 +396,33 @@ def classes(rs: Sequence[dict], data: LadderData, decided: Mapping[str, bool], *
     return out
 
 
+def seed_agreement(rs: Sequence[dict], *, resamples: int) -> dict[str, Any] | None:
+    """With two seeds or more on the same instances and lengths: per seed the median TTS99 in
+    spin updates at its own optimal length with its interval, from that seed's records alone,
+    and whether every pair of intervals overlaps (a seed that moved the figure beyond its
+    sampling error would show here). None with one seed."""
+    seeds = sorted({int(r.get("seed", 0)) for r in rs})
+    if len(seeds) < 2:
+        return None
+    cells = {(r["instance"], r["length"]) for r in rs if int(r.get("seed", 0)) == seeds[0]}
+    per: dict[str, dict[str, Any]] = {}
+    for sd in seeds:
+        sub = [r for r in rs if int(r.get("seed", 0)) == sd]
+        cells &= {(r["instance"], r["length"]) for r in sub}
+    for sd in seeds:
+        sub = [r for r in rs if int(r.get("seed", 0)) == sd and (r["instance"], r["length"]) in cells]
+        d = LadderData.from_records(sub)
+        q = spin_update_entries(sub, d, resamples=resamples, model=None)["0.5"]
+        per[str(sd)] = {k: q.get(k) for k in ("tts99_spin_updates", "low_spin_updates",
+                                              "high_spin_updates", "optimal_length_spin_updates",
+                                              "text_spin_updates")}
+    lows = [v["low_spin_updates"] or 0.0 for v in per.values()]
+    highs = [math.inf if v["high_spin_updates"] is None else v["high_spin_updates"]
+             for v in per.values()]
+    return {"seeds": per, "instances": len({i for i, _ in cells}),
+            "intervals_overlap": max(lows) <= min(highs)}
+
+
 def fits_spin_updates(points: Sequence[tuple], *, generated: Sequence[str],
                       min_instances: int = FIT_MIN_INSTANCES) -> dict[str, Any]:
     """Fits of the median (and the other quantiles) in spin updates over janko sizes with at

@@ -470,6 +470,7 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES,
                 resamples=min(resamples, 2000))
             if decided is not None:
                 e["classes"] = P.classes(rs, data, decided, resamples=resamples, model=model)
+            e["seed_agreement"] = P.seed_agreement(rs, resamples=min(resamples, 2000))
             fit_ok = (per_size[z]["complete"] is not False and z not in GENERATED_SIZES
                       and n_inst >= fit_min_instances)
             for o in optima:
