@@ -433,6 +433,11 @@ def test_a_failed_calibration_session_is_left_out_not_read_as_no_spread():
     one = {"c_s": 2e-8, "a_s": 1e-4, "c_rounds": [2e-8], "setup_cpu_s": 0.001}
     m1 = P.cost_model({"sessions": [{"session": "q", "groups": {"g": one}}]}, "g")
     assert m1["sessions"] == 1 and m1["failed_sessions"] == 0 and m1["spread"] == 0.0
+    # rounds that disagree by more than 2x (noise, or reads that stop at the ground state)
+    scattered = {**one, "c_s": 1.5e-8, "c_rounds": [1e-8, 3e-8, 1.5e-8]}
+    assert P.cost_model({"sessions": [{"session": "q", "groups": {"g": scattered}},
+                                      {"session": "r", "groups": {"g": one}}]},
+                        "g")["failed_sessions"] == 1
     zero = {**one, "c_s": 0.0, "c_rounds": [0.0]}
     assert P.cost_model({"sessions": [{"session": "q", "groups": {"g": zero}}]}, "g") is None
 

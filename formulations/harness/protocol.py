@@ -59,8 +59,12 @@ WORK_UNIT = {"tabu": "variable updates (updates per variable x variables; every 
                      "full cutoff)",
              "tabu-release-1": "variable updates at the cutoff (length x variables; release 1's "
                                "reads stopped at the ground state, so an upper bound on the work)",
-             "pt": "spin updates (sweeps per replica x variables)",
-             "pa": "spin updates (sweeps per member x variables)"}
+             "pt": "spin updates (sweeps per replica x variables; a read stops once a replica "
+                   "reaches the ground state, so the length is a cutoff: an upper bound on the "
+                   "work)",
+             "pa": "spin updates (sweeps per member x variables; a read stops once a member "
+                   "reaches the ground state, so the length is a cutoff: an upper bound on the "
+                   "work)"}
 
 
 def work_unit(sampler: str, counted: bool = True) -> str:
@@ -215,20 +219,30 @@ def add_calibration(path: Path, session: str, groups: Mapping[str, Any], cpu: Ma
     os.replace(tmp, path)
 
 
+FIT_ROUNDS_AGREE = 2.0   # a session's rounds' c within this factor of each other, or it failed
+
+
+def _fit_ok(r: Mapping[str, Any]) -> bool:
+    """Every round's c positive and the rounds within FIT_ROUNDS_AGREE of each other."""
+    cs = list(r["c_rounds"])
+    return (r["c_s"] > 0 and bool(cs) and min(cs) > 0
+            and max(cs) <= FIT_ROUNDS_AGREE * min(cs))
+
+
 def cost_model(calibration: Mapping | None, group: str) -> dict[str, Any] | None:
     """A group's cost per spin update over the sessions that calibrated it: the median over
     sessions of (a, c); ``spread`` the relative spread that widens the CPU intervals: with one
     session its rounds' (max / min - 1), with more the larger of that and the sessions'.
 
     A session whose fit failed (c <= 0: the long reads cost no more than the short ones, the
-    per-read constant and the machine's noise swamping the work; or c <= 0 in half of its rounds
-    or more) is left out and counted in ``failed_sessions``; with none left the group has no
+    per-read constant and the machine's noise swamping the work; c <= 0 in any round; or its
+    rounds' c more than FIT_ROUNDS_AGREE apart: pt at 10x10, whose reads stop at the ground
+    state, gave 1e-9, 1e-10 and 0) is left out and counted in ``failed_sessions``; with none left the group has no
     cost model (its CPU figures then come from the records)."""
     if not calibration:
         return None
     rows = [s["groups"][group] for s in calibration.get("sessions", []) if group in s["groups"]]
-    good = [r for r in rows
-            if r["c_s"] > 0 and 2 * sum(c > 0 for c in r["c_rounds"]) > len(r["c_rounds"])]
+    good = [r for r in rows if _fit_ok(r)]
     if not good:
         return None
     cs = [r["c_s"] for r in good]
