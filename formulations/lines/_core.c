@@ -702,7 +702,7 @@ INLINE u64 memo_hash(int sid, int kw, const u64 *key)
 INLINE const u64 *memo_find(int sid, int kw, const u64 *key, u64 h)
 {
     if (!memo.tcap) return NULL;
-    size_t mask = memo.tcap - 1, i = (size_t)h & mask;
+    size_t mask = memo.tcap - 1, i = (size_t)(h >> 1) & mask;
     u64 tag = ((u64)(unsigned)sid << 32) | ((u64)kw << 2);
     for (;;) {
         size_t o = memo.table[i];
@@ -722,7 +722,7 @@ static int memo_grow_table(void)
     for (size_t i = 0; i < memo.tcap; i++) {
         size_t o = memo.table[i];
         if (!o) continue;
-        size_t j = (size_t)memo.arena[o - 1] & (ncap - 1);
+        size_t j = (size_t)(memo.arena[o - 1] >> 1) & (ncap - 1);
         while (nt[j]) j = (j + 1) & (ncap - 1);
         nt[j] = o;
     }
@@ -753,7 +753,7 @@ static int memo_add(int sid, int kw, const u64 *key, u64 h, int kind, const u64 
     e[1] = ((u64)(unsigned)sid << 32) | ((u64)kw << 2) | (u64)kind;
     bs_copy(e + 2, key, kw);
     if (kind == R_NEW) bs_copy(e + 2 + kw, val, kw);
-    size_t mask = memo.tcap - 1, i = (size_t)h & mask;
+    size_t mask = memo.tcap - 1, i = (size_t)(h >> 1) & mask;
     while (memo.table[i]) i = (i + 1) & mask;
     memo.table[i] = memo.used + 1;
     memo.used += words;
@@ -792,6 +792,7 @@ typedef struct {
     long long solves;
     long long removed;
     PyObject *conflict;
+    u64 *wio;        /* non-NULL: propagate this packed state (words laid out as buf) in place */
 } Core;
 
 static void Core_dealloc(Core *c)
@@ -896,50 +897,33 @@ PyDoc_STRVAR(propagate_doc,
 "check(stage), or None) is called every 256 line updates, and so are pending signals.\n"
 "Afterwards `solves`, `removed` and `conflict` hold the counts and the failing line's deps.");
 
-static PyObject *Core_propagate(Core *c, PyObject *args)
+/* the body of propagate: the first queue is `first[0..nfirst)` in order (NULL: every line) */
+static PyObject *core_prop(Core *c, PyObject *state, const int *first, int nfirst, PyObject *deps,
+                           PyObject *record, PyObject *clock, Py_ssize_t cache_size)
 {
-    PyObject *state, *lines, *deps, *record, *clock;
-    Py_ssize_t cache_size;
-    if (!PyArg_ParseTuple(args, "O!OOOOn", &PyList_Type, &state, &lines, &deps, &record, &clock,
-                          &cache_size))
-        return NULL;
     int C = c->C, h = c->h, nl = c->nlines;
-    if (PyList_GET_SIZE(state) != (Py_ssize_t)nl * C) {
-        PyErr_SetString(PyExc_ValueError, "state has the wrong length");
-        return NULL;
-    }
-    if (deps == Py_None) deps = NULL;
-    else if (!PyList_Check(deps) || PyList_GET_SIZE(deps) != nl) {
-        PyErr_SetString(PyExc_ValueError, "deps must be a list with one int per line");
-        return NULL;
-    }
-    if (record == Py_None) record = NULL;
-    else if (!PyList_Check(record)) { PyErr_SetString(PyExc_TypeError, "record must be a list"); return NULL; }
-    if (clock == Py_None) clock = NULL;
     if (cache_size >= 0 && memo.count > (size_t)cache_size) memo_clear();
     if (!nl) Py_RETURN_TRUE;
 
-    /* the state as words, line by line when first touched (a probe touches few lines) */
-    memset(c->loaded, 0, (size_t)nl);
+    /* the state as words, line by line when first touched (a probe touches few lines); a
+     * packed state (c->wio) is copied whole */
+    if (c->wio) {
+        memcpy(c->buf, c->wio, c->off[nl] * sizeof(u64));
+        memset(c->loaded, 1, (size_t)nl);
+    } else {
+        memset(c->loaded, 0, (size_t)nl);
+    }
 #define LOAD(L) (c->loaded[L] ? 0 : core_load(c, state, (L)))
     /* the first queue */
     int head = 0, tail = 0, size = 0;
     memset(c->inq, 0, (size_t)nl);
-    if (lines == Py_None) {
+    if (!first) {
         for (int l = 0; l < nl; l++) { c->inq[l] = 1; c->queue[tail++] = l; size++; }
     } else {
-        PyObject *it = PyObject_GetIter(lines);
-        if (!it) return NULL;
-        PyObject *o;
-        while ((o = PyIter_Next(it))) {
-            long l = PyLong_AsLong(o);
-            Py_DECREF(o);
-            if (l == -1 && PyErr_Occurred()) { Py_DECREF(it); return NULL; }
-            if (l < 0 || l >= nl) { Py_DECREF(it); PyErr_SetString(PyExc_IndexError, "line out of range"); return NULL; }
-            if (!c->inq[l]) { c->inq[l] = 1; c->queue[tail] = (int)l; tail = (tail + 1) % (nl ? nl : 1); size++; }
+        for (int k = 0; k < nfirst; k++) {
+            int l = first[k];
+            if (!c->inq[l]) { c->inq[l] = 1; c->queue[tail] = l; tail = (tail + 1) % (nl ? nl : 1); size++; }
         }
-        Py_DECREF(it);
-        if (PyErr_Occurred()) return NULL;
     }
     if (tail == nl) tail = 0;
     if (record) memset(c->rnd, 0, sizeof(int) * (size_t)nl);
@@ -965,9 +949,9 @@ static PyObject *Core_propagate(Core *c, PyObject *args)
         if (LOAD(lid) < 0) { err = 1; break; }
         u64 *old = c->buf + c->off[lid];
         u64 hsh = memo_hash(c->sids[lid], kw, old);
-        const u64 *e = memo_find(c->sids[lid], kw, old, hsh);
         int kind;
         const u64 *res;
+        const u64 *e = memo_find(c->sids[lid], kw, old, hsh);
         if (e) {
             kind = (int)(e[1] & 3);
             res = e + 2 + kw;
@@ -1057,6 +1041,13 @@ static PyObject *Core_propagate(Core *c, PyObject *args)
 #undef LOAD
     c->solves += solves;
     c->removed = removed;
+    if (c->wio) {  /* the packed state gets the narrowed words */
+        memcpy(c->wio, c->buf, c->off[nl] * sizeof(u64));
+        memset(c->dirty, 0, (size_t)nl);
+        if (err) return NULL;
+        if (ok) Py_RETURN_TRUE;
+        Py_RETURN_FALSE;
+    }
     /* the state list gets the narrowed lines (also after a contradiction or an error) */
     {
         PyObject *exc_t = NULL, *exc_v = NULL, *exc_tb = NULL;
@@ -1077,6 +1068,53 @@ static PyObject *Core_propagate(Core *c, PyObject *args)
     if (ok) Py_RETURN_TRUE;
     Py_RETURN_FALSE;
 }
+
+static PyObject *Core_propagate(Core *c, PyObject *args)
+{
+    PyObject *state, *lines, *deps, *record, *clock;
+    Py_ssize_t cache_size;
+    if (!PyArg_ParseTuple(args, "O!OOOOn", &PyList_Type, &state, &lines, &deps, &record, &clock,
+                          &cache_size))
+        return NULL;
+    int C = c->C, nl = c->nlines;
+    if (PyList_GET_SIZE(state) != (Py_ssize_t)nl * C) {
+        PyErr_SetString(PyExc_ValueError, "state has the wrong length");
+        return NULL;
+    }
+    if (deps == Py_None) deps = NULL;
+    else if (!PyList_Check(deps) || PyList_GET_SIZE(deps) != nl) {
+        PyErr_SetString(PyExc_ValueError, "deps must be a list with one int per line");
+        return NULL;
+    }
+    if (record == Py_None) record = NULL;
+    else if (!PyList_Check(record)) { PyErr_SetString(PyExc_TypeError, "record must be a list"); return NULL; }
+    if (clock == Py_None) clock = NULL;
+    if (lines == Py_None) return core_prop(c, state, NULL, 0, deps, record, clock, cache_size);
+    int *first = NULL, nfirst = 0, cap = 0;
+    PyObject *it = PyObject_GetIter(lines);
+    if (!it) return NULL;
+    PyObject *o;
+    while ((o = PyIter_Next(it))) {
+        long l = PyLong_AsLong(o);
+        Py_DECREF(o);
+        if (l == -1 && PyErr_Occurred()) break;
+        if (l < 0 || l >= nl) { PyErr_SetString(PyExc_IndexError, "line out of range"); break; }
+        if (nfirst == cap) {
+            int ncap = cap ? 2 * cap : 16;
+            int *nf = PyMem_Realloc(first, (size_t)ncap * sizeof(int));
+            if (!nf) { PyErr_NoMemory(); break; }
+            first = nf;
+            cap = ncap;
+        }
+        first[nfirst++] = (int)l;
+    }
+    Py_DECREF(it);
+    PyObject *r = PyErr_Occurred() ? NULL
+        : core_prop(c, state, first ? first : &nfirst, nfirst, deps, record, clock, cache_size);
+    PyMem_Free(first);
+    return r;
+}
+
 
 /* probs[line][colour][cell] as a double (lists or tuples, indices checked) */
 static int prob_at(PyObject *line, int ci, int p, double *out)
@@ -1462,10 +1500,26 @@ static PyObject *Core_reprobe(Core *c, PyObject *args)
         Py_DECREF(lines);
         Py_RETURN_NONE;
     }
-    PyObject *pargs = Py_BuildValue("(OOOOOn)", child, lines, deps, Py_None, clock, cache_size);
-    if (!pargs) goto fail;
-    PyObject *ok = Core_propagate(c, pargs);
-    Py_DECREF(pargs);
+    if (deps != Py_None && (!PyList_Check(deps) || PyList_GET_SIZE(deps) != nl)) {
+        PyErr_SetString(PyExc_ValueError, "deps must be a list with one int per line");
+        goto fail;
+    }
+    /* the first queue in the order of the set's iteration, as propagate(child, lines) took it */
+    int *first = PyMem_Malloc((size_t)(nl ? nl : 1) * sizeof(int)), nfirst = 0;
+    if (!first) { PyErr_NoMemory(); goto fail; }
+    {
+        PyObject *it = PyObject_GetIter(lines), *key;
+        if (!it) { PyMem_Free(first); goto fail; }
+        while ((key = PyIter_Next(it)) && nfirst < nl) {
+            first[nfirst++] = (int)PyLong_AsLong(key);
+            Py_DECREF(key);
+        }
+        Py_XDECREF(key);
+        Py_DECREF(it);
+    }
+    PyObject *ok = core_prop(c, child, first, nfirst, deps == Py_None ? NULL : deps, NULL,
+                             clock == Py_None ? NULL : clock, cache_size);
+    PyMem_Free(first);
     if (!ok) goto fail;
     PyObject *res = Py_BuildValue("(NNL)", ok, child, cut);
     Py_DECREF(lines);
@@ -1479,6 +1533,57 @@ fail:
 /* ---------------------------------------------------------------------------------------------
  * Probing: one probe (try_probe) and one probe sequence (probe_seq) of the search
  * ------------------------------------------------------------------------------------------- */
+
+/* Packed states: without backjumping (deps None) a probe's state is kept as one bytes object
+ * holding its words laid out as `buf` (line by line, colour by colour), not as a list of ints:
+ * a probe then copies and narrows 2-4 KB of words instead of making a list and an int per
+ * changed slot (issue 42). Python sees lists: `unpack` turns a packed state into one. */
+static int state_to_words(Core *c, PyObject *st, u64 *w)
+{
+    int C = c->C;
+    for (int l = 0; l < c->nlines; l++) {
+        int nw = c->specs[l].nw;
+        for (int ci = 0; ci < C; ci++)
+            if (int_to_words(PyList_GET_ITEM(st, (Py_ssize_t)l * C + ci), w + c->off[l] + (size_t)ci * nw, nw) < 0)
+                return -1;
+    }
+    return 0;
+}
+
+static PyObject *words_to_state(Core *c, const u64 *w)
+{
+    int C = c->C;
+    PyObject *st = PyList_New((Py_ssize_t)c->nlines * C);
+    if (!st) return NULL;
+    for (int l = 0; l < c->nlines; l++) {
+        int nw = c->specs[l].nw;
+        for (int ci = 0; ci < C; ci++) {
+            PyObject *o = words_to_int(w + c->off[l] + (size_t)ci * nw, nw);
+            if (!o) { Py_DECREF(st); return NULL; }
+            PyList_SET_ITEM(st, (Py_ssize_t)l * C + ci, o);
+        }
+    }
+    return st;
+}
+
+INLINE u64 *pack_words(PyObject *b) { return (u64 *)PyBytes_AS_STRING(b); }
+
+/* a new reference: a state list as it is, a packed state unpacked */
+static PyObject *as_state(Core *c, PyObject *o)
+{
+    if (!PyBytes_Check(o)) { Py_INCREF(o); return o; }
+    if (PyBytes_GET_SIZE(o) != (Py_ssize_t)(c->off[c->nlines] * sizeof(u64))) {
+        PyErr_SetString(PyExc_ValueError, "a packed state of another grid");
+        return NULL;
+    }
+    return words_to_state(c, pack_words(o));
+}
+
+PyDoc_STRVAR(unpack_doc,
+"unpack(state) -> list\n\n"
+"A probe memo's state as a state list (a packed state, bytes, unpacked; a list as it is).");
+
+static PyObject *Core_unpack(Core *c, PyObject *o) { return as_state(c, o); }
 
 /* set cell (i, j) of a Python state list to colour index ci; colour bits removed, -1 on error */
 static long long core_assign(Core *c, PyObject *st, int i, int j, int ci)
@@ -1510,18 +1615,36 @@ typedef struct {
     long long bits, done;
     Py_ssize_t cache_size;
     long long probes, reused;
+    u64 *node;  /* deps None: the node's state as words, and the probes' states packed */
 } ProbeCtx;
+
+/* propagate a packed state's words in place from lines first[0..n) */
+static PyObject *prop_packed(Core *c, ProbeCtx *x, u64 *w, const int *first, int n)
+{
+    c->wio = w;
+    PyObject *r = core_prop(c, NULL, first, n, NULL, NULL, x->clock == Py_None ? NULL : x->clock,
+                            x->cache_size);
+    c->wio = NULL;
+    return r;
+}
 
 /* one probe (i, j, ci): ok (1/0, -1 error), with new references *child, *cdeps, and *left */
 static int core_try(Core *c, ProbeCtx *x, int i, int j, int ci, PyObject **child_out,
                     PyObject **cdeps_out, long long *left_out)
 {
     int h = c->h, nl = c->nlines;
-    PyObject *key = Py_BuildValue("(iii)", i, j, ci);
+    PyObject *key = PyTuple_New(3);
     PyObject *child = NULL, *cdeps = NULL, *r = NULL;
     int ok = -1;
     long long left = 0;
     if (!key) return -1;
+    {
+        PyObject *ko[3] = {PyLong_FromLong(i), PyLong_FromLong(j), PyLong_FromLong(ci)};
+        for (int t = 0; t < 3; t++) {
+            if (!ko[t]) { for (int u = 0; u < 3; u++) Py_XDECREF(ko[u]); Py_DECREF(key); return -1; }
+        }
+        for (int t = 0; t < 3; t++) PyTuple_SET_ITEM(key, t, ko[t]);
+    }
     PyObject *old = PyDict_GetItemWithError(x->memo, key);  /* borrowed */
     if (!old && PyErr_Occurred()) goto out;
     if (old) {
@@ -1542,6 +1665,72 @@ static int core_try(Core *c, ProbeCtx *x, int i, int j, int ci, PyObject **child
             ok = 1;
             Py_DECREF(old);
             goto out;
+        }
+        if (PyBytes_Check(o0)) {  /* packed: the same steps as Core_reprobe, on words */
+            size_t T = c->off[nl];
+            if (!x->node || PyBytes_GET_SIZE(o0) != (Py_ssize_t)(T * sizeof(u64))) {
+                PyErr_SetString(PyExc_ValueError, "a packed probe state without a packed node");
+                Py_DECREF(old);
+                goto out;
+            }
+            const u64 *pw = pack_words(o0);
+            PyObject *nb = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(T * sizeof(u64)));
+            PyObject *lines = nb ? PySet_New(NULL) : NULL;
+            if (!lines) { Py_XDECREF(nb); Py_DECREF(old); goto out; }
+            u64 *nwd = pack_words(nb);
+            long long cut = 0;
+            int any = 0, C = c->C;
+            for (int l = 0; l < nl; l++) {
+                size_t a0 = c->off[l], a1 = a0 + (size_t)C * c->specs[l].nw;
+                u64 diff = 0;
+                for (size_t q = a0; q < a1; q++) {
+                    u64 v = pw[q] & x->node[q], d = pw[q] ^ v;
+                    diff |= d;
+                    if (l < h) cut += POPC(d);
+                    nwd[q] = v;
+                }
+                if (!diff) continue;
+                any = 1;
+                PyObject *lo = PyLong_FromLong(l);
+                if (!lo || PySet_Add(lines, lo) < 0) {
+                    Py_XDECREF(lo); Py_DECREF(lines); Py_DECREF(nb); Py_DECREF(old); goto out;
+                }
+                Py_DECREF(lo);
+            }
+            if (!any) {  /* nothing changed: the earlier state as it is */
+                Py_DECREF(lines);
+                Py_DECREF(nb);
+                x->reused++;
+                PyObject *e = PyTuple_Pack(4, o0, o1, o2, x->seq);
+                if (!e || PyDict_SetItem(x->memo, key, e) < 0) { Py_XDECREF(e); Py_DECREF(old); goto out; }
+                Py_DECREF(e);
+                child = o0; Py_INCREF(child);
+                cdeps = o1; Py_INCREF(cdeps);
+                left = obits;
+                ok = 1;
+                Py_DECREF(old);
+                goto out;
+            }
+            /* the first queue in the order of the set's iteration, as Core_reprobe takes it */
+            int first[nl], nfirst = 0;
+            PyObject *it = PyObject_GetIter(lines), *lo;
+            while (it && (lo = PyIter_Next(it))) {
+                first[nfirst++] = (int)PyLong_AsLong(lo);
+                Py_DECREF(lo);
+            }
+            Py_XDECREF(it);
+            Py_DECREF(lines);
+            if (PyErr_Occurred()) { Py_DECREF(nb); Py_DECREF(old); goto out; }
+            x->probes++;
+            PyObject *res = prop_packed(c, x, nwd, first, nfirst);
+            if (!res) { Py_DECREF(nb); Py_DECREF(old); goto out; }
+            ok = res == Py_True;
+            Py_DECREF(res);
+            child = nb;
+            cdeps = Py_None; Py_INCREF(cdeps);
+            left = obits - cut - c->removed;
+            Py_DECREF(old);
+            goto stored;
         }
         if (x->deps != Py_None) {
             cdeps = PyList_New(nl);
@@ -1575,6 +1764,30 @@ static int core_try(Core *c, ProbeCtx *x, int i, int j, int ci, PyObject **child
         child = PyTuple_GET_ITEM(r, 1); Py_INCREF(child);
         left = obits - PyLong_AsLongLong(PyTuple_GET_ITEM(r, 2)) - c->removed;
         Py_DECREF(old);
+    } else if (x->node) {  /* packed: the node's words, the cell set, propagated */
+        size_t T = c->off[nl];
+        int C = c->C, nwr = c->specs[i].nw, nwc = c->specs[h + j].nw;
+        child = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(T * sizeof(u64)));
+        if (!child) goto out;
+        u64 *cw = pack_words(child);
+        memcpy(cw, x->node, T * sizeof(u64));
+        long long rem = 0;
+        for (int k = 0; k < C; k++) {
+            if (k == ci) continue;
+            u64 *rw = cw + c->off[i] + (size_t)k * nwr;
+            if (!(rw[j >> 6] >> (j & 63) & 1)) continue;
+            rem++;
+            rw[j >> 6] &= ~((u64)1 << (j & 63));
+            cw[c->off[h + j] + (size_t)k * nwc + (i >> 6)] &= ~((u64)1 << (i & 63));
+        }
+        cdeps = Py_None; Py_INCREF(cdeps);
+        x->probes++;
+        int first[2] = {i, h + j};
+        PyObject *res = prop_packed(c, x, cw, first, 2);
+        if (!res) goto out;
+        ok = res == Py_True;
+        Py_DECREF(res);
+        left = x->bits - rem - c->removed;
     } else {
         child = PyList_GetSlice(x->state, 0, PyList_GET_SIZE(x->state));
         if (!child) goto out;
@@ -1593,14 +1806,15 @@ static int core_try(Core *c, ProbeCtx *x, int i, int j, int ci, PyObject **child
             cdeps = Py_None; Py_INCREF(cdeps);
         }
         x->probes++;
-        PyObject *a = Py_BuildValue("(O(ii)OOOn)", child, i, h + j, cdeps, Py_None, x->clock, x->cache_size);
-        PyObject *res = a ? Core_propagate(c, a) : NULL;
-        Py_XDECREF(a);
+        int first[2] = {i, h + j};
+        PyObject *res = core_prop(c, child, first, 2, cdeps == Py_None ? NULL : cdeps, NULL,
+                                  x->clock == Py_None ? NULL : x->clock, x->cache_size);
         if (!res) goto out;
         ok = res == Py_True;
         Py_DECREF(res);
         left = x->bits - rem - c->removed;
     }
+stored:
     if (ok < 0) goto out;
     if (ok && left != x->done) {
         PyObject *lo = PyLong_FromLongLong(left);
@@ -1640,6 +1854,21 @@ static int probe_ctx(PyObject *args, ProbeCtx *x, PyObject **extra, const char *
     return 0;
 }
 
+/* deps None: the node's words (x->node, to be freed with PyMem_Free); 0 or -1 */
+static int probe_node(Core *c, ProbeCtx *x)
+{
+    x->node = NULL;
+    if (x->deps != Py_None) return 0;
+    if (PyList_GET_SIZE(x->state) != (Py_ssize_t)c->nlines * c->C) {
+        PyErr_SetString(PyExc_ValueError, "state has the wrong length");
+        return -1;
+    }
+    x->node = PyMem_Malloc((c->off[c->nlines] + 1) * sizeof(u64));
+    if (!x->node) { PyErr_NoMemory(); return -1; }
+    if (state_to_words(c, x->state, x->node) < 0) { PyMem_Free(x->node); x->node = NULL; return -1; }
+    return 0;
+}
+
 PyDoc_STRVAR(try_probe_doc,
 "try_probe(state, deps, bits, memo, B, seq, done, clock, cache_size, (i, j, ci))\n"
 "    -> (ok, child, cdeps, left, probes, reused)\n\n"
@@ -1653,9 +1882,14 @@ static PyObject *Core_try_probe(Core *c, PyObject *args)
     if (probe_ctx(args, &x, &cell, "O!OLOOOLOnO") < 0) return NULL;
     int i, j, ci;
     if (!PyArg_ParseTuple(cell, "iii", &i, &j, &ci)) return NULL;
+    if (probe_node(c, &x) < 0) return NULL;
     int ok = core_try(c, &x, i, j, ci, &child, &cdeps, &left);
+    PyMem_Free(x.node);
     if (ok < 0) return NULL;
-    return Py_BuildValue("(ONNLLL)", ok ? Py_True : Py_False, child, cdeps, left, x.probes, x.reused);
+    PyObject *st = as_state(c, child);
+    Py_DECREF(child);
+    if (!st) { Py_DECREF(cdeps); return NULL; }
+    return Py_BuildValue("(ONNLLL)", ok ? Py_True : Py_False, st, cdeps, left, x.probes, x.reused);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -1843,6 +2077,7 @@ static PyObject *Core_probe_seq(Core *c, PyObject *args)
     double left;
     if (probe_ctx(args, &x, &extra, "O!OLOOOLOnO") < 0) return NULL;
     if (!PyArg_ParseTuple(extra, "OOOd", &ref, &recent, &tick, &left)) return NULL;
+    if (probe_node(c, &x) < 0) return NULL;
     const double end = monotonic_s() + left;
     int C = c->C, h = c->h;
     if (PyList_GET_SIZE(x.state) != (Py_ssize_t)c->nlines * C) {
@@ -1859,7 +2094,7 @@ static PyObject *Core_probe_seq(Core *c, PyObject *args)
     int *frows = PyMem_Calloc(3 * (size_t)h + 1, sizeof(int)), nfront = 0;
     u64 *fmasks = PyMem_Calloc((3 * (size_t)h + 1) * nwr, sizeof(u64));
     if (!srow || !m || !frows || !fmasks) {
-        PyMem_Free(srow); PyMem_Free(m); PyMem_Free(frows); PyMem_Free(fmasks);
+        PyMem_Free(srow); PyMem_Free(m); PyMem_Free(frows); PyMem_Free(fmasks); PyMem_Free(x.node);
         return PyErr_NoMemory();
     }
     for (Py_ssize_t k = 0; k < (Py_ssize_t)h * C; k++)
@@ -1920,6 +2155,10 @@ static PyObject *Core_probe_seq(Core *c, PyObject *args)
                          * contains every probe's), read from srow */
                         if (C != 2 || ntried == 0)
                             memcpy(dst, srow, rw * sizeof(u64));
+                        if (PyBytes_Check(child)) {  /* packed: its row slots lead its words */
+                            const u64 *cw = pack_words(child);
+                            for (size_t q = 0; q < rw; q++) dst[q] &= cw[q];
+                        } else
                         for (Py_ssize_t k = 0; k < (Py_ssize_t)h * C; k++) {
                             PyObject *co = PyList_GET_ITEM(child, k);
                             if (co == PyList_GET_ITEM(x.state, k)) continue;
@@ -1939,8 +2178,10 @@ static PyObject *Core_probe_seq(Core *c, PyObject *args)
                         Py_DECREF(cdeps);
                         continue;
                     }
-                    result = Py_BuildValue("(O(iiiO)LL)", Py_True, i, j, ci, ok ? child : Py_None,
-                                           x.probes, x.reused);
+                    PyObject *st = ok ? as_state(c, child) : Py_None;
+                    if (!ok) Py_INCREF(st);
+                    result = st ? Py_BuildValue("(O(iiiN)LL)", Py_True, i, j, ci, st, x.probes,
+                                                x.reused) : NULL;
                     Py_DECREF(child);
                     Py_DECREF(cdeps);
                     goto done;
@@ -1949,8 +2190,18 @@ static PyObject *Core_probe_seq(Core *c, PyObject *args)
         }
     }
     if (PyErr_Occurred()) goto done;
+    if (best && PyBytes_Check(PyTuple_GET_ITEM(best, 3))) {  /* the best probe's state unpacked */
+        PyObject *st = as_state(c, PyTuple_GET_ITEM(best, 3));
+        if (!st) goto done;
+        PyObject *b = Py_BuildValue("(OOONOO)", PyTuple_GET_ITEM(best, 0), PyTuple_GET_ITEM(best, 1),
+                                    PyTuple_GET_ITEM(best, 2), st, PyTuple_GET_ITEM(best, 4),
+                                    PyTuple_GET_ITEM(best, 5));
+        if (!b) goto done;
+        Py_SETREF(best, b);
+    }
     result = Py_BuildValue("(OOLL)", Py_False, best ? best : Py_None, x.probes, x.reused);
 done:
+    PyMem_Free(x.node);
     Py_XDECREF(best);
     PyMem_Free(frows);
     PyMem_Free(fmasks);
@@ -1988,6 +2239,7 @@ static PyMethodDef Core_methods[] = {
     {"domains", (PyCFunction)Core_domains, METH_VARARGS, domains_doc},
     {"shares", (PyCFunction)Core_shares, METH_VARARGS, shares_doc},
     {"frontier", (PyCFunction)Core_frontier, METH_VARARGS, frontier_doc},
+    {"unpack", (PyCFunction)Core_unpack, METH_O, unpack_doc},
     {NULL}
 };
 

@@ -69,6 +69,7 @@ can take seconds, take milliseconds to a second this way.
 from __future__ import annotations
 
 import functools
+import gc
 import sys
 import time
 from dataclasses import dataclass
@@ -206,12 +207,19 @@ class _Search:
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, eng.h * eng.w + 1000))  # one frame per search level
         deps = [0] * eng.nlines if self.backjump else None
+        # the search makes no reference cycles, but its probes make hundreds of thousands of
+        # lists and tuples, on which the cyclic collector spent about a sixth of the search's
+        # CPU (issue 42): it is off during the search, back on (if it was) afterwards
+        collecting = gc.isenabled()
+        gc.disable()
         try:
             self._node(root, deps, eng.bits(root), None, eng.initial_state(), 0)
         except _Enough:
             return False
         finally:
             sys.setrecursionlimit(limit)
+            if collecting:
+                gc.enable()
         return True
 
     def _node(self, state: State, deps: list[int] | None, bits: int, lines, ref: State,
@@ -269,7 +277,7 @@ class _Search:
                     i, j, ci = self.guess_rule(state)
                     old = memo.get((i, j, ci))
                     if old is not None and old[3] == self.sequences:  # probed on this state
-                        child, cdeps, cbits = old[0], old[1], old[2]
+                        child, cdeps, cbits = eng._core.unpack(old[0]), old[1], old[2]
                     else:
                         child = None
             else:
@@ -334,7 +342,8 @@ class _Search:
         deps, child bits)``.
 
         ``memo`` maps (i, j, ci) to an earlier probe's result at this node, ``(state, deps,
-        bits, sequence)``: a probe made again narrows that state by the node's and propagates
+        bits, sequence)`` (without ``deps`` the state is packed: ``eng._core.unpack`` makes it a
+        list): a probe made again narrows that state by the node's and propagates
         from the lines the narrowing changed; when nothing changed it is that state as it is.
         ``B`` is the probes' decision level (with ``deps``)."""
         eng = self.eng
@@ -403,7 +412,7 @@ class _Search:
         if other is not None and other[3] == seq:
             # the other colour was probed on this very state: that probe's fixed point is the
             # node's now (its facts follow from ``why`` instead of from level B)
-            state[:] = other[0]
+            state[:] = eng._core.unpack(other[0])
             if deps is not None:
                 deps[:] = [(d & ~B) | why if d & B else d for d in other[1]]
             del memo[(i, j, 1 - ci)]
@@ -434,6 +443,8 @@ class _Search:
                 score = sc
                 pick = (i, j, 0, child, cdeps, left) if a >= b else \
                     (i, j, 1, other[0], other[1], other[2])
+        if pick is not None:
+            pick = pick[:3] + (self.eng._core.unpack(pick[3]),) + pick[4:]
         return pick
 
     # -- guess rules ---------------------------------------------------------------------------
