@@ -366,3 +366,18 @@ def test_frontier_matches_the_reference(w, ncol):
         state, recent, ref = as_state(now), as_state(older), as_state(oldest)
         for r in (ref, recent):
             assert core.frontier(state, ref, r) == _frontier_reference(C, h, w, state, ref, r)
+
+
+def test_a_probe_outside_the_grid_is_refused():
+    # try_probe indexes the packed words by cell: a cell or colour out of range must raise,
+    # not read past the buffer (ASan found the read; search.py itself passes valid cells)
+    from formulations.puzzle import puzzle_from_grid
+
+    eng = Engine(puzzle_from_grid(((1, 0, 1, 1), (0, 1, 1, 0), (1, 1, 0, 0), (0, 0, 1, 1))))
+    state = eng.initial_state()
+    bits = sum(bin(x).count("1") for x in state)
+    for cell in ((-1, 0, 1), (0, 4, 1), (4, 0, 0), (0, 0, 2), (0, 0, -1)):
+        with pytest.raises(IndexError, match="outside the 4x4 grid"):
+            eng._core.try_probe(state, None, bits, {}, 2, 1, 0, None, -1, cell)
+    ok, *_ = eng._core.try_probe(state, None, bits, {}, 2, 1, 0, None, -1, (0, 0, 1))
+    assert ok in (True, False)

@@ -1882,6 +1882,11 @@ static PyObject *Core_try_probe(Core *c, PyObject *args)
     if (probe_ctx(args, &x, &cell, "O!OLOOOLOnO") < 0) return NULL;
     int i, j, ci;
     if (!PyArg_ParseTuple(cell, "iii", &i, &j, &ci)) return NULL;
+    if (i < 0 || i >= c->h || j < 0 || j >= c->w || ci < 0 || ci >= c->C) {
+        PyErr_Format(PyExc_IndexError, "try_probe: cell (%d, %d) colour %d outside the %dx%d "
+                     "grid of %d colours", i, j, ci, c->h, c->w, c->C);
+        return NULL;
+    }
     if (probe_node(c, &x) < 0) return NULL;
     int ok = core_try(c, &x, i, j, ci, &child, &cdeps, &left);
     PyMem_Free(x.node);
