@@ -18,8 +18,8 @@ pytest.importorskip("dwave.samplers")
 from formulations.analysis.stats import repeats_for  # noqa: E402
 from formulations.harness import protocol as P  # noqa: E402
 from formulations.harness.study import Task, measure, task_from_dict  # noqa: E402
+from helpers import ROOT  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 PUZZLES = ["puzzles/heart5.txt", "puzzles/cross5.txt"]
 
 

@@ -9,12 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from helpers import assert_rejected
+from helpers import ROOT, assert_rejected
 from formulations.io import FORMATS, detect_format, read_puzzle, read_puzzles, read_selected
 from formulations.io.tournament import iter_tournament, read_tournament_solutions
 from formulations.puzzle import PuzzleError, check_grid
-
-ROOT = Path(__file__).resolve().parents[1]
 
 # Two 3x3 puzzles. $1 (columns then rows):   $7:
 #   # . #                                      . . .
