@@ -19,7 +19,7 @@ from .options import PARAMS, route
 from .results import BackendError, ModelRefused, PresolveStats, RawAnswer, Remedy, SolveResult, Status
 
 if TYPE_CHECKING:  # presolve is imported when a solve asks for it
-    from .backends.base import Backend
+    from .backends.base import Backend, BackendRef
     from .model.presolve import Presolved, ReducedModel
 
 
@@ -166,7 +166,7 @@ class SolveRequest:
     max_model_mb: float | None = DEFAULT_MAX_MODEL_MB
 
     @classmethod
-    def make(cls, puzzle: Puzzle, backend: Any = "cpsat", *,
+    def make(cls, puzzle: Puzzle, backend: BackendRef = "cpsat", *,
              options: Mapping[str, Any] | None = None,
              pairs: Iterable[tuple[str, Any]] = (), use_x: bool | None = None,
              encoding: str | None = None, presolve: bool = False, unique: bool = False,
@@ -268,7 +268,7 @@ def solve(request: SolveRequest, deadline: Deadline | None = None) -> SolveResul
                            build_cpu_s=build_cpu)
 
 
-def solve_puzzle(puzzle: Puzzle, backend: Any = "cpsat", *, use_x: bool | None = None,
+def solve_puzzle(puzzle: Puzzle, backend: BackendRef = "cpsat", *, use_x: bool | None = None,
                  time_limit: float | None = None, seed: int | None = None, unique: bool = False,
                  presolve: bool = False, encoding: str | None = None,
                  max_model_mb: float | None = DEFAULT_MAX_MODEL_MB,

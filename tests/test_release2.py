@@ -442,6 +442,24 @@ def test_a_failed_calibration_session_is_left_out_not_read_as_no_spread():
     assert P.cost_model({"sessions": [{"session": "q", "groups": {"g": zero}}]}, "g") is None
 
 
+def test_cpu_figures_come_from_one_machine_and_the_others_are_ratios():
+    def g(c: float) -> dict:
+        return {"c_s": c, "a_s": 1e-4, "c_rounds": [c, c * 1.05], "setup_cpu_s": 0.001}
+    cal = {"sessions": [{"session": "e1", "cpu_model": "AMD EPYC", "groups": {"sa|10x10": g(1e-8)}},
+                        {"session": "x1", "cpu_model": "Xeon", "groups": {"sa|10x10": g(3e-8)}},
+                        {"session": "e2", "cpu_model": "AMD EPYC", "groups": {"sa|10x10": g(1.1e-8)}}]}
+    assert P.cpu_models(cal) == {"AMD EPYC": 2, "Xeon": 1}
+    assert P.reference_cpu(cal) == "AMD EPYC"
+    epyc = P.cost_model(P.for_cpu(cal, "AMD EPYC"), "sa|10x10")
+    # the Xeon's 3x is not read as the clock's noise: the spread is the EPYC sessions' own
+    assert epyc["sessions"] == 2 and epyc["between_sessions"] == pytest.approx(0.1)
+    assert P.cost_model(cal, "sa|10x10")["between_sessions"] == pytest.approx(2.0)
+    ratios = P.machine_ratios(cal, "AMD EPYC")
+    assert list(ratios) == ["Xeon"]
+    assert ratios["Xeon"]["groups"]["sa|10x10"]["c_ratio"] == pytest.approx(3e-8 / 1.05e-8, rel=1e-3)
+    assert P.for_cpu(cal, "Ryzen") is None and P.reference_cpu(None) is None
+
+
 def test_calibration_reads_outweigh_the_per_read_constant_seen_before():
     """A group whose earlier sessions measured a large per-read constant a is calibrated at a
     length whose work is several a (else c's fit drowns in a's noise: tabu 30x30, session 2)."""

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from formulations.results import BackendError
 
-from .base import Backend
+from .base import Backend, BackendRef
 
 if TYPE_CHECKING:
     from .sampling import SamplerPlan
@@ -62,7 +62,7 @@ def prefix_forms() -> list[str]:
     return [form for _, form in _PREFIXES.values()]
 
 
-def get_backend(name: str | Backend | object) -> Backend:
+def get_backend(name: BackendRef | object) -> Backend:
     """The backend called ``name`` (a Backend is returned as it is, a dimod sampler object
     becomes one: :mod:`formulations.backends.sampler_object`); an unknown name lists the valid ones."""
     if isinstance(name, Backend):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeAlias
 
 from formulations.model.protocol import SolvableModel
 from formulations.options import coerce_option
@@ -191,3 +191,15 @@ def size_limit(backend: str, limit: int,
         return ModelRefused(backend, f"{why}: it takes at most {limit} variables, this model has "
                             f"{n}", tuple(remedies))
     return refuse
+
+
+class SamplerLike(Protocol):
+    """A dimod-style sampler object (duck-typed, as dimod's own ``Sampler`` contract is):
+    anything with ``sample(bqm, **parameters)``; :mod:`formulations.backends.sampler_object`
+    wraps one as a :class:`Backend`."""
+
+    def sample(self, bqm: Any, **parameters: Any) -> Any: ...
+
+
+#: What every entry point accepts as "the backend": a registry name, a Backend, or a sampler.
+BackendRef: TypeAlias = "str | Backend | SamplerLike"

@@ -256,6 +256,57 @@ def cost_model(calibration: Mapping | None, group: str) -> dict[str, Any] | None
             "enough_sessions": len(good) >= 3}
 
 
+def cpu_models(calibration: Mapping | None) -> dict[str, int]:
+    """The CPU models that calibrated (``cpu_model`` as /proc/cpuinfo names it), each with its
+    number of sessions, most sessions first (ties: the one that calibrated first)."""
+    count: dict[str, int] = {}
+    for s in (calibration or {}).get("sessions", []):
+        m = s.get("cpu_model") or "unknown"
+        count[m] = count.get(m, 0) + 1
+    return dict(sorted(count.items(), key=lambda kv: -kv[1]))
+
+
+def reference_cpu(calibration: Mapping | None) -> str | None:
+    """The CPU the CPU figures are stated for by default: the one with the most sessions."""
+    models = cpu_models(calibration)
+    return next(iter(models), None)
+
+
+def for_cpu(calibration: Mapping | None, cpu: str | None) -> dict[str, Any] | None:
+    """The calibration's sessions on one CPU model: a cost per spin update is a property of a
+    machine, so sessions of different CPUs are never pooled into one median (their spread is
+    the machines' difference, not the clock's noise); ``machine_ratios`` reports it apart."""
+    if not calibration or cpu is None:
+        return None
+    sessions = [s for s in calibration.get("sessions", [])
+                if (s.get("cpu_model") or "unknown") == cpu]
+    return {**calibration, "sessions": sessions} if sessions else None
+
+
+def machine_ratios(calibration: Mapping | None, reference: str | None) -> dict[str, Any]:
+    """Per other CPU model and group: its cost per spin update (median c over its sessions)
+    over the reference CPU's, and the same for the per-read constant a; what the CPU figures
+    of the summary become on that machine (the spin-update figures do not change)."""
+    out: dict[str, Any] = {}
+    ref = for_cpu(calibration, reference)
+    for cpu, n in cpu_models(calibration).items():
+        if cpu == reference:
+            continue
+        mine = for_cpu(calibration, cpu)
+        groups = sorted({g for s in (mine or {}).get("sessions", []) for g in s["groups"]})
+        rows: dict[str, Any] = {}
+        for g in groups:
+            a, b = cost_model(mine, g), cost_model(ref, g)
+            if a and b:
+                rows[g] = {"c_ratio": round(a["c_s"] / b["c_s"], 3),
+                           "a_ratio": round(a["a_s"] / b["a_s"], 3) if b["a_s"] > 0 else None}
+        cr = [r["c_ratio"] for r in rows.values()]
+        out[cpu] = {"sessions": n, "groups": rows,
+                    "c_ratio_range": [min(cr), max(cr)] if cr else None,
+                    "c_ratio_median": float(np.median(cr)) if cr else None}
+    return out
+
+
 # -- the summary's release-2 figures ----------------------------------------------------------------
 
 def _num(v: Any) -> float | None:

@@ -705,12 +705,22 @@ def cmd_summary(args) -> None:
     if args.release == 2:
         from . import protocol as P
         cal = out / "calibration.json"
-        extra = {"calibration": json.loads(cal.read_text()) if cal.is_file() else None,
+        calibration = json.loads(cal.read_text()) if cal.is_file() else None
+        cpu = getattr(args, "cpu", None) or P.reference_cpu(calibration)
+        if calibration and cpu not in P.cpu_models(calibration):
+            sys.exit(f"--cpu {cpu!r}: no calibration session ran on it; calibrated: "
+                     + ", ".join(P.cpu_models(calibration)))
+        extra = {"calibration": P.for_cpu(calibration, cpu),
                  "decided": decided_classes(out, {r["instance"]: r.get("source")
                                                   for r in pooled(records)}),
                  "fit_min_instances": P.FIT_MIN_INSTANCES, "study": P.STUDY,
                  "keep_replicates": True}
     summary = summarize(records, planned=planned, **extra)
+    if args.release == 2 and extra.get("calibration"):
+        # CPU figures are one machine's: the sessions of the other CPUs are reported apart
+        summary["calibration_cpu"] = cpu
+        summary["calibration_cpus"] = P.cpu_models(calibration)
+        summary["machines"] = P.machine_ratios(calibration, cpu)
     path = out / "summary.json"
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(summary, indent=1) + "\n")
@@ -1142,8 +1152,11 @@ def cmd_estimate(args) -> None:
     if counted:
         from . import protocol as P
         cal = Path(args.out) / "calibration.json"
+        calibration = json.loads(cal.read_text()) if cal.is_file() else None
+        here = P.cpu_info()["cpu_model"]   # this machine's sessions, else the reference CPU's
         rows = estimate_counted(sel, args.samplers.split(","),
-                                json.loads(cal.read_text()) if cal.is_file() else None,
+                                P.for_cpu(calibration, here)
+                                or P.for_cpu(calibration, P.reference_cpu(calibration)),
                                 RecordFile(OUT / "records.jsonl.gz").read())
         print(f"{'size':>6} {'sampler':<12} {'A CPU-h':>8} {'B CPU-h':>8} {'A max':>8} "
               f"{'B max':>8} calibrated")
@@ -1492,6 +1505,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--summary", default=None,
                     help="table: a summary.json to print (default: the release's)")
     ap.add_argument("--no-calibration", action="store_true")
+    ap.add_argument("--cpu", default=None,
+                    help="summary: state the CPU figures for the calibration sessions of this "
+                         "CPU model (as /proc/cpuinfo names it; default: the model with the "
+                         "most sessions); the others are reported apart, as ratios")
     ap.add_argument("--resamples", type=int, default=RESAMPLES)
     ap.add_argument("--sizes", default=",".join(SIZES))
     ap.add_argument("--per-size", type=int, default=PER_SIZE)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..puzzle import PuzzleError
 from ..results import BackendError, ModelRefused, RemedyWords, Status
 from .jobs import Job
 from .records import RunRecord, record
+
+if TYPE_CHECKING:
+    from ..backends.base import BackendRef
 
 
 def warm(backend: str) -> None:
@@ -30,7 +33,7 @@ def run_job(job: Job) -> dict[str, Any]:
     warm(job.backend)
     t0 = time.perf_counter()
     try:
-        backend: Any = job.backend
+        backend: BackendRef = job.backend
         if job.sampler is not None:  # a sampler object, rebuilt here from its pickle
             from formulations.backends.sampler_object import loads
             backend = loads(job.sampler, job.backend)
