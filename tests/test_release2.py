@@ -44,6 +44,16 @@ def test_a_counted_record_re_runs_to_the_same_reads_successes_and_energies(sampl
         assert a["reads"] - 10 < 30 or a["successes"] >= 10
 
 
+def test_the_summary_reports_the_runners_overhead_from_measured_records():
+    from formulations.harness.release import summarize
+    recs = [measure(counted("sa", L)) for L in (20, 40)]
+    for r in recs:   # the worker times the whole record and the sampler's calls apart
+        assert r["record_cpu_s"] >= r["cpu_s"] == pytest.approx(sum(r["call_cpu_s"]), abs=1e-5)
+    o = summarize(recs, resamples=50)["samplers"]["sa"]["sizes"]["5x5"]["runner_overhead"]
+    want = sum(r["record_cpu_s"] - r["cpu_s"] for r in recs) / sum(r["cpu_s"] for r in recs)
+    assert o["records"] == 2 and o["share"] == pytest.approx(want, abs=1e-4)
+
+
 def test_tabu_counted_reads_make_their_full_cutoff_with_no_clock():
     rec = measure(counted("tabu", 30))
     assert rec["params"]["timeout"] is None and "energy_threshold" not in rec["params"]

@@ -439,6 +439,7 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES,
                 "median_setup_cpu_s": float(np.median([r["setup_cpu_s"] for r in rs])),
                 "median_setup_per_read_s": float(np.median([r["setup_cpu_s"] / r["reads"]
                                                             for r in rs])),
+                "runner_overhead": runner_overhead(rs),
             }
             for qd in per_size[z]["quantiles"].values():
                 L = qd["optimal_length"]
@@ -511,6 +512,22 @@ def summarize(records: Sequence[dict], resamples: int = RESAMPLES,
     out["comparisons"] = P.both_ways(out)
     out["spearman"] = P.spearman(records, out, resamples=min(resamples, 1000))
     return out
+
+
+def runner_overhead(rs: Sequence[dict]) -> dict[str, Any] | None:
+    """The runner's CPU outside the sampler's calls (set-up actually paid: a worker builds a
+    puzzle's model once; decoding, scoring, bookkeeping), over the sampling CPU, summed over the
+    records that time both (``record_cpu_s``, ``cpu_s``); ``short_reads``: the same over records
+    whose reads average under 0.3 ms, where a record's fixed costs weigh most."""
+    def share(sel: list[dict]) -> float | None:
+        den = sum(r["cpu_s"] for r in sel)
+        return round(sum(r["record_cpu_s"] - r["cpu_s"] for r in sel) / den, 4) if den > 0 else None
+    timed = [r for r in rs if r.get("record_cpu_s") is not None and r.get("cpu_s")]
+    if not timed:
+        return None
+    short = [r for r in timed if r["cpu_s"] / max(1, r["reads"]) < 3e-4]
+    return {"share": share(timed), "records": len(timed),
+            "short_reads": share(short), "short_records": len(short)}
 
 
 def overhead_share(rs: Sequence[dict]) -> float | None:
