@@ -2217,6 +2217,8 @@ done:
     return result;
 }
 
+#include "_search.h"  /* the compiled depth-first search (Core.dfs) */
+
 static PyObject *Core_get_solves(Core *c, void *x) { return PyLong_FromLongLong(c->solves); }
 static int Core_set_solves(Core *c, PyObject *v, void *x)
 {
@@ -2245,6 +2247,7 @@ static PyMethodDef Core_methods[] = {
     {"shares", (PyCFunction)Core_shares, METH_VARARGS, shares_doc},
     {"frontier", (PyCFunction)Core_frontier, METH_VARARGS, frontier_doc},
     {"unpack", (PyCFunction)Core_unpack, METH_O, unpack_doc},
+    {"dfs", (PyCFunction)Core_dfs, METH_VARARGS, dfs_doc},
     {NULL}
 };
 

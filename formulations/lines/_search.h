@@ -1,0 +1,323 @@
+/* The compiled depth-first search (issue 42, fourth step; docs/line_core.md, "A compiled
+ * search"), black-and-white puzzles only. Included by _core.c (it uses the Core, its memo of
+ * settled lines and core_prop on packed states); not a compilation unit of its own.
+ *
+ * One node, on a packed state S (the words of Core's `buf` layout) already propagated:
+ *
+ *  1. a probe pass: every open cell, row by row, both colours: a copy of S with the cell set,
+ *     propagated from its row and column. A (cell, colour) that an earlier probe of the same
+ *     pass implied is skipped (its consequences are a subset of that probe's). A probe that
+ *     contradicts is a failed literal: its colour is removed from S, S propagated (the node is
+ *     dead when that contradicts). A probe that completes the grid is a solution: recorded, then
+ *     its colour is removed the same way (that branch is explored). When both colours of a
+ *     cell were probed and neither contradicted, S keeps only what one of the two fixed points
+ *     allows (the cells both agree on are decided), propagated. A pass that changed S is
+ *     followed by another;
+ *  2. after a pass that changed nothing, a branch on the cell whose two probes cut the most
+ *     (the larger min(a, b) + 1.85 log(1 + |a - b|), a and b the colour bits the two probes
+ *     removed; nonosolve's / LalaFrogKK's score), the colour whose probe cut less first (the
+ *     Python search's `hybrid` rule's order). When the first child's subtree is explored, its
+ *     colour is removed from S and the node goes on (the second child, counted as a node).
+ *
+ * The search stops when it has enough solutions, at a node or probe budget (the rest is then
+ * the CDCL fallback's, from the root), at the deadline, or on a pending signal (read every
+ * DFS_TICK probes, and by core_prop every 256 line updates).
+ */
+
+#define DFS_TICK 64  /* probes between two reads of the clock and of pending signals */
+
+enum { DFS_EXHAUSTED = 0, DFS_ENOUGH = 1, DFS_BUDGET = 2, DFS_TIMEOUT = 3, DFS_ERROR = -1 };
+
+typedef struct {
+    Core *c;
+    size_t W;                 /* words of a packed state */
+    long long done;           /* colour bits of a decided grid */
+    long long nodes, probes, failed, agreed, found;
+    long long max_nodes, max_probes, want;
+    int max_depth, ndepth;
+    double end;               /* monotonic deadline, 0: none */
+    Py_ssize_t cache_size;
+    u64 **level;              /* per depth: the node's state (allocated on first use) */
+    u64 *t0, *t1, *skip;      /* the two probes of a cell; colours implied within a pass */
+    PyObject *sols;           /* the solutions found, packed (bytes) */
+} Dfs;
+
+/* propagate w in place from lines first[0..n): 1 consistent, 0 contradiction, -1 error */
+static int dfs_prop(Dfs *D, u64 *w, const int *first, int n)
+{
+    Core *c = D->c;
+    c->wio = w;
+    PyObject *r = core_prop(c, NULL, first, n, NULL, NULL, NULL, D->cache_size);
+    c->wio = NULL;
+    if (!r) return -1;
+    int ok = r == Py_True;
+    Py_DECREF(r);
+    return ok;
+}
+
+INLINE int dfs_bit(const u64 *line, int p) { return (int)(line[p >> 6] >> (p & 63) & 1); }
+INLINE void dfs_clear(u64 *line, int p) { line[p >> 6] &= ~((u64)1 << (p & 63)); }
+
+/* remove colour ci from cell (i, j) of w (no propagation) */
+static void dfs_remove(Dfs *D, u64 *w, int i, int j, int ci)
+{
+    Core *c = D->c;
+    int h = c->h;
+    dfs_clear(w + c->off[i] + (size_t)ci * c->specs[i].nw, j);
+    dfs_clear(w + c->off[h + j] + (size_t)ci * c->specs[h + j].nw, i);
+}
+
+/* remove ci from (i, j) and propagate: 1 consistent, 0 contradiction, -1 error; *bits updated */
+static int dfs_narrow(Dfs *D, u64 *w, int i, int j, int ci, long long *bits)
+{
+    int first[2] = {i, D->c->h + j};
+    dfs_remove(D, w, i, j, ci);
+    int r = dfs_prop(D, w, first, 2);
+    if (r > 0) *bits -= 1 + D->c->removed;
+    return r;
+}
+
+/* probe (i, j, ci) of s into t: 1 consistent (then *left its colour bits), 0 contradiction */
+static int dfs_probe(Dfs *D, const u64 *s, u64 *t, int i, int j, int ci, long long bits,
+                     long long *left)
+{
+    memcpy(t, s, D->W * sizeof(u64));
+    D->probes++;
+    int first[2] = {i, D->c->h + j};
+    dfs_remove(D, t, i, j, 1 - ci);
+    int r = dfs_prop(D, t, first, 2);
+    if (r > 0) *left = bits - 1 - D->c->removed;
+    return r;
+}
+
+static int dfs_solution(Dfs *D, const u64 *w)
+{
+    PyObject *b = PyBytes_FromStringAndSize((const char *)w, (Py_ssize_t)(D->W * sizeof(u64)));
+    if (!b || PyList_Append(D->sols, b) < 0) { Py_XDECREF(b); return DFS_ERROR; }
+    Py_DECREF(b);
+    D->found++;
+    return D->found >= D->want ? DFS_ENOUGH : DFS_EXHAUSTED;
+}
+
+/* the clock, pending signals and the budgets, before a probe */
+static int dfs_tick(Dfs *D)
+{
+    if (D->max_probes >= 0 && D->probes >= D->max_probes) return DFS_BUDGET;
+    if ((D->probes & (DFS_TICK - 1)) == 0) {
+        if (PyErr_CheckSignals() < 0) return DFS_ERROR;
+        if (D->end > 0 && monotonic_s() > D->end) return DFS_TIMEOUT;
+    }
+    return DFS_EXHAUSTED;
+}
+
+static u64 *dfs_level(Dfs *D, int depth)
+{
+    if (depth >= D->ndepth) {
+        int n = D->ndepth ? D->ndepth * 2 : 64;
+        while (n <= depth) n *= 2;
+        u64 **nl = PyMem_Realloc(D->level, (size_t)n * sizeof(u64 *));
+        if (!nl) { PyErr_NoMemory(); return NULL; }
+        for (int k = D->ndepth; k < n; k++) nl[k] = NULL;
+        D->level = nl;
+        D->ndepth = n;
+    }
+    if (!D->level[depth] && !(D->level[depth] = PyMem_Malloc(D->W * sizeof(u64) + 8)))
+        PyErr_NoMemory();
+    return D->level[depth];
+}
+
+/* mark in skip the (cell, colour)s that the probe state t decides and s leaves open */
+static void dfs_implied(Dfs *D, const u64 *s, const u64 *t)
+{
+    Core *c = D->c;
+    for (int i = 0; i < c->h; i++) {
+        int nw = c->specs[i].nw;
+        const u64 *s0 = s + c->off[i], *s1 = s0 + nw, *t0 = t + c->off[i], *t1 = t0 + nw;
+        u64 *k0 = D->skip + c->off[i], *k1 = k0 + nw;
+        for (int q = 0; q < nw; q++) {
+            u64 open = s0[q] & s1[q];
+            k0[q] |= open & t0[q] & ~t1[q];
+            k1[q] |= open & t1[q] & ~t0[q];
+        }
+    }
+}
+
+/* s &= a | b (what one of two fixed points allows); the lines changed go to first[], count n */
+static long long dfs_agree(Dfs *D, u64 *s, const u64 *a, const u64 *b, int *first, int *n)
+{
+    Core *c = D->c;
+    long long cut = 0;
+    *n = 0;
+    for (int l = 0; l < c->nlines; l++) {
+        size_t o = c->off[l], e = c->off[l + 1];
+        int changed = 0;
+        for (size_t q = o; q < e; q++) {
+            u64 v = s[q] & (a[q] | b[q]);
+            if (v != s[q]) {
+                changed = 1;
+                if (l < c->h) cut += POPC(s[q] ^ v);
+                s[q] = v;
+            }
+        }
+        if (changed) first[(*n)++] = l;
+    }
+    return cut;
+}
+
+/* the subtree of the node at `depth` (its state D->level[depth], propagated, `bits` colour bits) */
+static int dfs_node(Dfs *D, int depth, long long bits)
+{
+    Core *c = D->c;
+    int h = c->h, r;
+    u64 *s = D->level[depth];
+    int *first = c->rnd;  /* core_prop uses rnd only with a record */
+    if (depth > D->max_depth) D->max_depth = depth;
+    for (;;) {  /* the node, then (after its first child) its second child in place */
+        if (D->max_nodes >= 0 && D->nodes >= D->max_nodes) return DFS_BUDGET;
+        D->nodes++;
+        int changed, bi, bj, bc = 0;
+        double best_score;
+        do {  /* probe passes until one changes nothing */
+            if (bits == D->done) return dfs_solution(D, s);
+            changed = 0;
+            best_score = -1.0;
+            bi = bj = -1;
+            memset(D->skip, 0, D->W * sizeof(u64));
+            for (int i = 0; i < h; i++) {
+                int nw = c->specs[i].nw, n = c->specs[i].n;
+                for (int j = 0; j < n; j++) {
+                    const u64 *row = s + c->off[i];
+                    if (!(dfs_bit(row, j) && dfs_bit(row + nw, j))) continue;  /* decided */
+                    long long cut[2] = {-1, -1};
+                    int okc[2] = {0, 0};
+                    for (int ci = 0; ci < 2; ci++) {
+                        if (dfs_bit(D->skip + c->off[i] + (size_t)ci * nw, j)) continue;
+                        if ((r = dfs_tick(D)) != DFS_EXHAUSTED) return r;
+                        u64 *t = ci ? D->t1 : D->t0;
+                        long long left = 0;
+                        int ok = dfs_probe(D, s, t, i, j, ci, bits, &left);
+                        if (ok < 0) return DFS_ERROR;
+                        if (ok && left == D->done) {  /* a solution: that branch is explored */
+                            if ((r = dfs_solution(D, t)) != DFS_EXHAUSTED) return r;
+                            ok = 0;
+                        } else if (!ok) {
+                            D->failed++;
+                        }
+                        if (!ok) {  /* the other colour is the cell's */
+                            int got = dfs_narrow(D, s, i, j, ci, &bits);
+                            if (got < 0) return DFS_ERROR;
+                            if (!got) return DFS_EXHAUSTED;  /* the node is dead */
+                            if (bits == D->done) return dfs_solution(D, s);
+                            changed = 1;
+                            break;
+                        }
+                        okc[ci] = 1;
+                        cut[ci] = bits - left;
+                        dfs_implied(D, s, t);
+                    }
+                    if (!(okc[0] && okc[1])) continue;
+                    int nf;
+                    long long agreed = dfs_agree(D, s, D->t0, D->t1, first, &nf);
+                    if (agreed) {  /* what both colours' fixed points decide */
+                        D->agreed++;
+                        int got = dfs_prop(D, s, first, nf);
+                        if (got < 0) return DFS_ERROR;
+                        if (!got) return DFS_EXHAUSTED;  /* cannot happen: t0 is inside */
+                        bits -= agreed + c->removed;
+                        if (bits == D->done) return dfs_solution(D, s);
+                        changed = 1;
+                    }
+                    long long a = cut[0], b = cut[1];
+                    double sc = (double)(a < b ? a : b)
+                        + 1.85 * log(1.0 + (double)(a > b ? a - b : b - a));
+                    if (sc > best_score) {
+                        best_score = sc;
+                        bi = i; bj = j; bc = a <= b ? 0 : 1;
+                    }
+                }
+            }
+        } while (changed);
+        if (bi < 0) {  /* every open cell's colours were implied by other probes: the first one */
+            for (int i = 0; i < h && bi < 0; i++) {
+                int nw = c->specs[i].nw;
+                const u64 *row = s + c->off[i];
+                for (int j = 0; j < c->specs[i].n; j++)
+                    if (dfs_bit(row, j) && dfs_bit(row + nw, j)) { bi = i; bj = j; bc = 0; break; }
+            }
+        }
+        /* the first child: the branch cell with the colour whose probe cut less */
+        u64 *child = dfs_level(D, depth + 1);
+        if (!child) return DFS_ERROR;
+        long long left = 0;
+        if ((r = dfs_tick(D)) != DFS_EXHAUSTED) return r;
+        int ok = dfs_probe(D, s, child, bi, bj, bc, bits, &left);
+        if (ok < 0) return DFS_ERROR;
+        if (ok) {
+            r = left == D->done ? dfs_solution(D, child) : dfs_node(D, depth + 1, left);
+            if (r != DFS_EXHAUSTED) return r;
+        }
+        /* the second child: the other colour, in place */
+        int got = dfs_narrow(D, s, bi, bj, bc, &bits);
+        if (got < 0) return DFS_ERROR;
+        if (!got) return DFS_EXHAUSTED;
+    }
+}
+
+PyDoc_STRVAR(dfs_doc,
+"dfs(state, max_solutions, max_nodes, max_probes, seconds_left, cache_size)\n"
+"    -> (code, solutions, nodes, probes, failed, agreed, max_depth)\n\n"
+"The compiled depth-first search (black-and-white puzzles; see _search.h) from a propagated\n"
+"state list. code 0: the tree was explored (the solutions are all there are); 1: max_solutions\n"
+"found; 2: the node or probe budget (-1: none) ran out; 3: seconds_left (<= 0: no limit)\n"
+"passed. solutions: packed states (bytes; Core.unpack makes them state lists).");
+
+static PyObject *Core_dfs(Core *c, PyObject *args)
+{
+    PyObject *state;
+    long long want, max_nodes, max_probes;
+    double left_s;
+    Py_ssize_t cache_size;
+    if (!PyArg_ParseTuple(args, "O!LLLdn", &PyList_Type, &state, &want, &max_nodes, &max_probes,
+                          &left_s, &cache_size))
+        return NULL;
+    if (c->C != 2) { PyErr_SetString(PyExc_ValueError, "dfs: black-and-white puzzles only"); return NULL; }
+    if (PyList_GET_SIZE(state) != (Py_ssize_t)c->nlines * c->C) {
+        PyErr_SetString(PyExc_ValueError, "state has the wrong length");
+        return NULL;
+    }
+    Dfs D;
+    memset(&D, 0, sizeof(D));
+    D.c = c;
+    D.W = c->off[c->nlines];
+    D.want = want < 1 ? 1 : want;
+    D.max_nodes = max_nodes;
+    D.max_probes = max_probes;
+    D.cache_size = cache_size;
+    D.end = left_s > 0 ? monotonic_s() + left_s : 0;
+    PyObject *result = NULL;
+    size_t bytes = (D.W ? D.W : 1) * sizeof(u64);
+    D.t0 = PyMem_Malloc(bytes);
+    D.t1 = PyMem_Malloc(bytes);
+    D.skip = PyMem_Malloc(bytes);
+    D.sols = PyList_New(0);
+    u64 *root = D.sols ? dfs_level(&D, 0) : NULL;
+    if (!D.t0 || !D.t1 || !D.skip || !D.sols || !root) { if (!PyErr_Occurred()) PyErr_NoMemory(); goto out; }
+    if (state_to_words(c, state, root) < 0) goto out;
+    long long bits = 0;
+    for (int i = 0; i < c->h; i++)
+        for (size_t q = c->off[i]; q < c->off[i + 1]; q++) bits += POPC(root[q]);
+    D.done = (long long)c->h * c->w;
+    int code = c->h && c->w ? dfs_node(&D, 0, bits) : dfs_solution(&D, root);
+    if (code == DFS_ERROR) goto out;
+    if (code == DFS_ENOUGH && D.found < D.want) code = DFS_EXHAUSTED;
+    result = Py_BuildValue("(iOLLLLi)", code, D.sols, D.nodes, D.probes, D.failed, D.agreed,
+                           D.max_depth);
+out:
+    for (int k = 0; k < D.ndepth; k++) PyMem_Free(D.level[k]);
+    PyMem_Free(D.level);
+    PyMem_Free(D.t0);
+    PyMem_Free(D.t1);
+    PyMem_Free(D.skip);
+    Py_XDECREF(D.sols);
+    return result;
+}
