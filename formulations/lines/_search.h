@@ -26,7 +26,8 @@
 
 #define DFS_TICK 64  /* probes between two reads of the clock and of pending signals */
 
-enum { DFS_EXHAUSTED = 0, DFS_ENOUGH = 1, DFS_BUDGET = 2, DFS_TIMEOUT = 3, DFS_ERROR = -1 };
+enum { DFS_EXHAUSTED = 0, DFS_ENOUGH = 1, DFS_BUDGET = 2, DFS_TIMEOUT = 3, DFS_RESTART = 4,
+       DFS_ERROR = -1 };
 
 typedef struct {
     Core *c;
@@ -34,6 +35,10 @@ typedef struct {
     long long done;           /* colour bits of a decided grid */
     long long nodes, probes, failed, agreed, found;
     long long max_nodes, max_probes, want;
+    long long run_budget, run_nodes;  /* restarts: nodes of this run, -1 never */
+    int order, run_order;     /* first colour: 0 white, 1 black, 2 larger cut, 3 smaller cut */
+    double noise, run_noise;  /* restarts: scores times 1 + noise * uniform(0, 1) */
+    u64 rng;
     int max_depth, ndepth;
     double end;               /* monotonic deadline, 0: none */
     Py_ssize_t cache_size;
@@ -165,6 +170,14 @@ static long long dfs_agree(Dfs *D, u64 *s, const u64 *a, const u64 *b, int *firs
 }
 
 /* the subtree of the node at `depth` (its state D->level[depth], propagated, `bits` colour bits) */
+INLINE double dfs_urand(Dfs *D)
+{
+    D->rng ^= D->rng << 13;
+    D->rng ^= D->rng >> 7;
+    D->rng ^= D->rng << 17;
+    return (double)(D->rng >> 11) * (1.0 / 9007199254740992.0);
+}
+
 static int dfs_node(Dfs *D, int depth, long long bits)
 {
     Core *c = D->c;
@@ -174,6 +187,7 @@ static int dfs_node(Dfs *D, int depth, long long bits)
     if (depth > D->max_depth) D->max_depth = depth;
     for (;;) {  /* the node, then (after its first child) its second child in place */
         if (D->max_nodes >= 0 && D->nodes >= D->max_nodes) return DFS_BUDGET;
+        if (D->run_budget >= 0 && ++D->run_nodes > D->run_budget) return DFS_RESTART;
         D->nodes++;
         int changed, bi, bj, bc = 0;
         double best_score;
@@ -230,9 +244,16 @@ static int dfs_node(Dfs *D, int depth, long long bits)
                     long long a = cut[0], b = cut[1];
                     double sc = (double)(a < b ? a : b)
                         + 1.85 * log(1.0 + (double)(a > b ? a - b : b - a));
+                    if (D->run_noise > 0) sc *= 1.0 + D->run_noise * dfs_urand(D);
                     if (sc > best_score) {
                         best_score = sc;
-                        bi = i; bj = j; bc = a <= b ? 0 : 1;
+                        bi = i; bj = j;
+                        switch (D->run_order) {
+                        case 0: bc = 0; break;
+                        case 1: bc = 1; break;
+                        case 2: bc = a >= b ? 0 : 1; break;
+                        default: bc = a <= b ? 0 : 1;
+                        }
                     }
                 }
             }
@@ -263,22 +284,36 @@ static int dfs_node(Dfs *D, int depth, long long bits)
     }
 }
 
+/* Luby's sequence 1 1 2 1 1 2 4 ... (i from 0) */
+static long long dfs_luby(long long i)
+{
+    long long size = 1, seq = 0;
+    while (size < i + 1) { seq++; size = 2 * size + 1; }
+    while (size - 1 != i) { size = (size - 1) >> 1; seq--; i = i % size; }
+    return 1LL << seq;
+}
+
 PyDoc_STRVAR(dfs_doc,
-"dfs(state, max_solutions, max_nodes, max_probes, seconds_left, cache_size)\n"
-"    -> (code, solutions, nodes, probes, failed, agreed, max_depth)\n\n"
+"dfs(state, max_solutions, max_nodes, max_probes, seconds_left, cache_size[, restart_base,\n"
+"    order, noise]) -> (code, solutions, nodes, probes, failed, agreed, max_depth)\n\n"
 "The compiled depth-first search (black-and-white puzzles; see _search.h) from a propagated\n"
 "state list. code 0: the tree was explored (the solutions are all there are); 1: max_solutions\n"
 "found; 2: the node or probe budget (-1: none) ran out; 3: seconds_left (<= 0: no limit)\n"
-"passed. solutions: packed states (bytes; Core.unpack makes them state lists).");
-
+"passed. solutions: packed states (bytes; Core.unpack makes them state lists).\n"
+"restart_base > 0 (max_solutions 1 only): Luby restarts of restart_base nodes a unit from the\n"
+"root (as narrowed by explored subtrees), the first colour's order swapped every other run,\n"
+"scores times 1 + noise * uniform(0, 1) from the third run. order: the first colour (0 white,\n"
+"1 black, 2 the larger cut, 3 the smaller cut).");
 static PyObject *Core_dfs(Core *c, PyObject *args)
 {
     PyObject *state;
     long long want, max_nodes, max_probes;
-    double left_s;
+    double left_s, noise = 0.5;
     Py_ssize_t cache_size;
-    if (!PyArg_ParseTuple(args, "O!LLLdn", &PyList_Type, &state, &want, &max_nodes, &max_probes,
-                          &left_s, &cache_size))
+    long long restart_base = 0;
+    int order = 3;
+    if (!PyArg_ParseTuple(args, "O!LLLdn|Lid", &PyList_Type, &state, &want, &max_nodes,
+                          &max_probes, &left_s, &cache_size, &restart_base, &order, &noise))
         return NULL;
     if (c->C != 2) { PyErr_SetString(PyExc_ValueError, "dfs: black-and-white puzzles only"); return NULL; }
     if (PyList_GET_SIZE(state) != (Py_ssize_t)c->nlines * c->C) {
@@ -294,6 +329,9 @@ static PyObject *Core_dfs(Core *c, PyObject *args)
     D.max_probes = max_probes;
     D.cache_size = cache_size;
     D.end = left_s > 0 ? monotonic_s() + left_s : 0;
+    D.order = order;
+    D.noise = noise;
+    D.rng = 0x9E3779B97F4A7C15ULL;
     PyObject *result = NULL;
     size_t bytes = (D.W ? D.W : 1) * sizeof(u64);
     D.t0 = PyMem_Malloc(bytes);
@@ -307,7 +345,27 @@ static PyObject *Core_dfs(Core *c, PyObject *args)
     for (int i = 0; i < c->h; i++)
         for (size_t q = c->off[i]; q < c->off[i + 1]; q++) bits += POPC(root[q]);
     D.done = (long long)c->h * c->w;
-    int code = c->h && c->w ? dfs_node(&D, 0, bits) : dfs_solution(&D, root);
+    int code;
+    if (!(c->h && c->w)) {
+        code = dfs_solution(&D, root);
+    } else if (restart_base <= 0 || D.want > 1) {
+        D.run_budget = -1;
+        D.run_order = D.order;
+        code = dfs_node(&D, 0, bits);
+    } else {
+        for (long long run = 0;; run++) {
+            D.run_budget = restart_base * dfs_luby(run);
+            D.run_nodes = 0;
+            D.run_order = run % 2 == 0 ? D.order : D.order == 0 ? 1 : D.order == 1 ? 0
+                          : D.order == 2 ? 3 : 2;
+            D.run_noise = run < 2 ? 0.0 : D.noise;
+            code = dfs_node(&D, 0, bits);
+            if (code != DFS_RESTART) break;
+            bits = 0;  /* the root as the runs' explored subtrees narrowed it */
+            for (int i = 0; i < c->h; i++)
+                for (size_t q = c->off[i]; q < c->off[i + 1]; q++) bits += POPC(root[q]);
+        }
+    }
     if (code == DFS_ERROR) goto out;
     if (code == DFS_ENOUGH && D.found < D.want) code = DFS_EXHAUSTED;
     result = Py_BuildValue("(iOLLLLi)", code, D.sols, D.nodes, D.probes, D.failed, D.agreed,
