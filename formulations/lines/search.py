@@ -89,7 +89,7 @@ PLOD_LENGTH = 40      # branches between two looks at how well probing pays
 SPRINT_RATE = 0.12    # share of probe sequences ending in a branch from which probing stops paying
 SPRINT_LENGTH = 4000  # branches guessed without probing in one sprint
 CDCL_AFTER = 50     # search nodes before the rest goes to the CDCL solver (cdcl_after)
-COMPILED_PROBES = 200_000  # the compiled search's probes before the CDCL fallback (compiled)
+COMPILED_PROBES = 100_000  # the compiled search's probes before the CDCL fallback (compiled)
 HYBRID_CANDIDATES = 6  # cells the hybrid rule takes from the probability rule and probes
 CELLS_PER_CLOCK_READ = 4096  # open cells scored between two reads of the clock (~5 ms here)
 
