@@ -23,6 +23,14 @@ needs_corpus = pytest.mark.skipif(not (TOURNAMENT / "taai2011.txt").exists(),
                                   reason="the tournament corpus (../shared/corpus) is absent")
 
 
+@pytest.fixture(autouse=True, params=[True, False], ids=["incremental", "every-probe"])
+def incremental(request, monkeypatch):
+    """Every test with the compiled search's incremental probing on (the default) and off."""
+    from formulations.lines import search
+    monkeypatch.setattr(search, "COMPILED_INCREMENTAL", request.param)
+    return request.param
+
+
 def both(p, **kw):
     """The Python and the compiled search on ``p``, every grid checked."""
     old = solve_lines(p, compiled=False, **kw)
@@ -113,17 +121,18 @@ def test_the_cdcl_fallback_after_the_compiled_budget():
     assert went > 0
 
 
-def test_core_dfs_codes_and_counts():
+def test_core_dfs_codes_and_counts(incremental):
     p = read_puzzle(PUZZLES / "two_solutions4.txt")
     eng = Engine(p)
     root = eng.initial_state()
     assert eng.propagate(root, eng.initial_lines())
     code, sols, nodes, probes, failed, agreed, depth = eng._core.dfs(
-        root, 10, -1, -1, 0.0, _engine.CACHE_SIZE)
+        root, 10, -1, -1, 0.0, _engine.CACHE_SIZE, 0, 3, 0.5, incremental)
     assert code == 0 and len(sols) == 2  # explored: both solutions
     grids = {eng.grid(eng._core.unpack(s)) for s in sols}
     assert len(grids) == 2 and all(check_grid(p, g) == [] for g in grids)
-    code, sols, *_ = eng._core.dfs(root, 1, -1, -1, 0.0, _engine.CACHE_SIZE)
+    code, sols, *_ = eng._core.dfs(root, 1, -1, -1, 0.0, _engine.CACHE_SIZE, 300, 0, 0.5,
+                                   incremental)  # with restarts
     assert code == 1 and len(sols) == 1
     code, sols, nodes, probes, *_ = eng._core.dfs(root, 1, -1, 0, 0.0, _engine.CACHE_SIZE)
     assert code == 2 and not sols and probes == 0  # the probe budget

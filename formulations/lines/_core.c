@@ -793,6 +793,8 @@ typedef struct {
     long long removed;
     PyObject *conflict;
     u64 *wio;        /* non-NULL: propagate this packed state (words laid out as buf) in place */
+    u64 *touch;      /* with wio, non-NULL: the bit set of the lines settled gets them (_search.h) */
+    long long *lstamp, stamp;  /* with wio, non-NULL: lstamp[line] = stamp for lines narrowed */
 } Core;
 
 static void Core_dealloc(Core *c)
@@ -944,6 +946,7 @@ static PyObject *core_prop(Core *c, PyObject *state, const int *first, int nfirs
         head = (head + 1) % nl;
         size--;
         c->inq[lid] = 0;
+        if (c->touch) c->touch[lid >> 6] |= (u64)1 << (lid & 63);
         Spec *s = &c->specs[lid];
         int nw = s->nw, kw = C * nw;
         if (LOAD(lid) < 0) { err = 1; break; }
@@ -1043,6 +1046,9 @@ static PyObject *core_prop(Core *c, PyObject *state, const int *first, int nfirs
     c->removed = removed;
     if (c->wio) {  /* the packed state gets the narrowed words */
         memcpy(c->wio, c->buf, c->off[nl] * sizeof(u64));
+        if (c->lstamp)
+            for (int l = 0; l < nl; l++)
+                if (c->dirty[l]) c->lstamp[l] = c->stamp;
         memset(c->dirty, 0, (size_t)nl);
         if (err) return NULL;
         if (ok) Py_RETURN_TRUE;

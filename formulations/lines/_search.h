@@ -39,6 +39,15 @@ typedef struct {
     int order, run_order;     /* first colour: 0 white, 1 black, 2 larger cut, 3 smaller cut */
     double noise, run_noise;  /* restarts: scores times 1 + noise * uniform(0, 1) */
     u64 rng;
+    /* incremental probing (nonosolve's stamps): a cell's probes are made again only when a line
+     * their propagation settled has changed since. One block, saved per depth: */
+    int incr, tw;             /* on; words of a bit set of lines */
+    long long gstamp;
+    u64 *info;                /* [lstamp nl][pst cells][cut0 cells][cut1 cells][touched cells x tw] */
+    size_t info_words;
+    u64 **saved;              /* per depth: the block before the first child */
+    int nsaved;
+    u64 *touched;             /* the lines a cell's probes settled, collected */
     int max_depth, ndepth;
     double end;               /* monotonic deadline, 0: none */
     Py_ssize_t cache_size;
@@ -46,6 +55,8 @@ typedef struct {
     u64 *t0, *t1, *skip;      /* the two probes of a cell; colours implied within a pass */
     PyObject *sols;           /* the solutions found, packed (bytes) */
 } Dfs;
+
+static int dfs_prop_node(Dfs *D, u64 *s, const int *first, int n);
 
 /* propagate w in place from lines first[0..n): 1 consistent, 0 contradiction, -1 error */
 static int dfs_prop(Dfs *D, u64 *w, const int *first, int n)
@@ -77,7 +88,7 @@ static int dfs_narrow(Dfs *D, u64 *w, int i, int j, int ci, long long *bits)
 {
     int first[2] = {i, D->c->h + j};
     dfs_remove(D, w, i, j, ci);
-    int r = dfs_prop(D, w, first, 2);
+    int r = dfs_prop_node(D, w, first, 2);
     if (r > 0) *bits -= 1 + D->c->removed;
     return r;
 }
@@ -129,6 +140,60 @@ static u64 *dfs_level(Dfs *D, int depth)
     if (!D->level[depth] && !(D->level[depth] = PyMem_Malloc(D->W * sizeof(u64) + 8)))
         PyErr_NoMemory();
     return D->level[depth];
+}
+
+#define LSTAMP(D) ((long long *)(D)->info)
+#define PST(D) ((long long *)(D)->info + (D)->c->nlines)
+#define CUT0(D) (PST(D) + (size_t)(D)->c->h * (D)->c->w)
+#define CUT1(D) (CUT0(D) + (size_t)(D)->c->h * (D)->c->w)
+#define PTOUCH(D, cell) ((D)->info + (D)->c->nlines + 3 * (size_t)(D)->c->h * (D)->c->w \
+                         + (size_t)(cell) * (D)->tw)
+
+/* propagate s (the node's state) from first[0..n), the lines it narrows stamped */
+static int dfs_prop_node(Dfs *D, u64 *s, const int *first, int n)
+{
+    Core *c = D->c;
+    if (!D->incr) return dfs_prop(D, s, first, n);
+    c->lstamp = LSTAMP(D);
+    c->stamp = ++D->gstamp;
+    for (int k = 0; k < n; k++) LSTAMP(D)[first[k]] = c->stamp;
+    int r = dfs_prop(D, s, first, n);
+    c->lstamp = NULL;
+    return r;
+}
+
+/* the cell's probes, made on an earlier state, still hold: no line they settled has changed */
+static int dfs_still(Dfs *D, int cell)
+{
+    long long t = PST(D)[cell];
+    if (t <= 0) return 0;
+    const u64 *tb = PTOUCH(D, cell);
+    const long long *ls = LSTAMP(D);
+    for (int q = 0; q < D->tw; q++) {
+        u64 b = tb[q];
+        while (b) {
+            int l = q * 64 + CTZ(b);
+            b &= b - 1;
+            if (ls[l] > t) return 0;
+        }
+    }
+    return 1;
+}
+
+static u64 *dfs_saved(Dfs *D, int depth)
+{
+    if (depth >= D->nsaved) {
+        int n = D->nsaved ? D->nsaved * 2 : 64;
+        while (n <= depth) n *= 2;
+        u64 **ns = PyMem_Realloc(D->saved, (size_t)n * sizeof(u64 *));
+        if (!ns) { PyErr_NoMemory(); return NULL; }
+        for (int k = D->nsaved; k < n; k++) ns[k] = NULL;
+        D->saved = ns;
+        D->nsaved = n;
+    }
+    if (!D->saved[depth] && !(D->saved[depth] = PyMem_Malloc(D->info_words * sizeof(u64))))
+        PyErr_NoMemory();
+    return D->saved[depth];
 }
 
 /* mark in skip the (cell, colour)s that the probe state t decides and s leaves open */
@@ -204,13 +269,25 @@ static int dfs_node(Dfs *D, int depth, long long bits)
                     if (!(dfs_bit(row, j) && dfs_bit(row + nw, j))) continue;  /* decided */
                     long long cut[2] = {-1, -1};
                     int okc[2] = {0, 0};
+                    int cell = i * c->w + j;
+                    if (D->incr && dfs_still(D, cell)) {  /* its two probes as they were */
+                        cut[0] = CUT0(D)[cell];
+                        cut[1] = CUT1(D)[cell];
+                        okc[0] = okc[1] = 1;
+                        goto score;
+                    }
+                    if (D->incr) {
+                        PST(D)[cell] = 0;
+                        memset(D->touched, 0, (size_t)D->tw * sizeof(u64));
+                        c->touch = D->touched;
+                    }
                     for (int ci = 0; ci < 2; ci++) {
                         if (dfs_bit(D->skip + c->off[i] + (size_t)ci * nw, j)) continue;
                         if ((r = dfs_tick(D)) != DFS_EXHAUSTED) return r;
                         u64 *t = ci ? D->t1 : D->t0;
                         long long left = 0;
                         int ok = dfs_probe(D, s, t, i, j, ci, bits, &left);
-                        if (ok < 0) return DFS_ERROR;
+                        if (ok < 0) { c->touch = NULL; return DFS_ERROR; }
                         if (ok && left == D->done) {  /* a solution: that branch is explored */
                             if ((r = dfs_solution(D, t)) != DFS_EXHAUSTED) return r;
                             ok = 0;
@@ -218,6 +295,7 @@ static int dfs_node(Dfs *D, int depth, long long bits)
                             D->failed++;
                         }
                         if (!ok) {  /* the other colour is the cell's */
+                            c->touch = NULL;
                             int got = dfs_narrow(D, s, i, j, ci, &bits);
                             if (got < 0) return DFS_ERROR;
                             if (!got) return DFS_EXHAUSTED;  /* the node is dead */
@@ -229,18 +307,26 @@ static int dfs_node(Dfs *D, int depth, long long bits)
                         cut[ci] = bits - left;
                         dfs_implied(D, s, t);
                     }
+                    c->touch = NULL;
                     if (!(okc[0] && okc[1])) continue;
+                    if (D->incr) {  /* both probes made on this state: kept for later passes */
+                        PST(D)[cell] = ++D->gstamp;
+                        CUT0(D)[cell] = cut[0];
+                        CUT1(D)[cell] = cut[1];
+                        memcpy(PTOUCH(D, cell), D->touched, (size_t)D->tw * sizeof(u64));
+                    }
                     int nf;
                     long long agreed = dfs_agree(D, s, D->t0, D->t1, first, &nf);
                     if (agreed) {  /* what both colours' fixed points decide */
                         D->agreed++;
-                        int got = dfs_prop(D, s, first, nf);
+                        int got = dfs_prop_node(D, s, first, nf);
                         if (got < 0) return DFS_ERROR;
                         if (!got) return DFS_EXHAUSTED;  /* cannot happen: t0 is inside */
                         bits -= agreed + c->removed;
                         if (bits == D->done) return dfs_solution(D, s);
                         changed = 1;
                     }
+                score:;
                     long long a = cut[0], b = cut[1];
                     double sc = (double)(a < b ? a : b)
                         + 1.85 * log(1.0 + (double)(a > b ? a - b : b - a));
@@ -274,8 +360,19 @@ static int dfs_node(Dfs *D, int depth, long long bits)
         int ok = dfs_probe(D, s, child, bi, bj, bc, bits, &left);
         if (ok < 0) return DFS_ERROR;
         if (ok) {
+            u64 *keep = NULL;
+            if (D->incr && left != D->done) {  /* the block kept; the child's lines stamped */
+                if (!(keep = dfs_saved(D, depth))) return DFS_ERROR;
+                memcpy(keep, D->info, D->info_words * sizeof(u64));
+                long long st = ++D->gstamp;
+                for (int l = 0; l < c->nlines; l++)
+                    if (memcmp(s + c->off[l], child + c->off[l],
+                               (c->off[l + 1] - c->off[l]) * sizeof(u64)))
+                        LSTAMP(D)[l] = st;
+            }
             r = left == D->done ? dfs_solution(D, child) : dfs_node(D, depth + 1, left);
             if (r != DFS_EXHAUSTED) return r;
+            if (keep) memcpy(D->info, keep, D->info_words * sizeof(u64));
         }
         /* the second child: the other colour, in place */
         int got = dfs_narrow(D, s, bi, bj, bc, &bits);
@@ -295,7 +392,7 @@ static long long dfs_luby(long long i)
 
 PyDoc_STRVAR(dfs_doc,
 "dfs(state, max_solutions, max_nodes, max_probes, seconds_left, cache_size[, restart_base,\n"
-"    order, noise]) -> (code, solutions, nodes, probes, failed, agreed, max_depth)\n\n"
+"    order, noise, incremental]) -> (code, solutions, nodes, probes, failed, agreed, max_depth)\n\n"
 "The compiled depth-first search (black-and-white puzzles; see _search.h) from a propagated\n"
 "state list. code 0: the tree was explored (the solutions are all there are); 1: max_solutions\n"
 "found; 2: the node or probe budget (-1: none) ran out; 3: seconds_left (<= 0: no limit)\n"
@@ -303,7 +400,8 @@ PyDoc_STRVAR(dfs_doc,
 "restart_base > 0 (max_solutions 1 only): Luby restarts of restart_base nodes a unit from the\n"
 "root (as narrowed by explored subtrees), the first colour's order swapped every other run,\n"
 "scores times 1 + noise * uniform(0, 1) from the third run. order: the first colour (0 white,\n"
-"1 black, 2 the larger cut, 3 the smaller cut).");
+"1 black, 2 the larger cut, 3 the smaller cut). incremental: a cell's two probes are made again\n"
+"only when a line their propagation settled has changed since (nonosolve's stamps).");
 static PyObject *Core_dfs(Core *c, PyObject *args)
 {
     PyObject *state;
@@ -311,9 +409,10 @@ static PyObject *Core_dfs(Core *c, PyObject *args)
     double left_s, noise = 0.5;
     Py_ssize_t cache_size;
     long long restart_base = 0;
-    int order = 3;
-    if (!PyArg_ParseTuple(args, "O!LLLdn|Lid", &PyList_Type, &state, &want, &max_nodes,
-                          &max_probes, &left_s, &cache_size, &restart_base, &order, &noise))
+    int order = 3, incr = 0;
+    if (!PyArg_ParseTuple(args, "O!LLLdn|Lidp", &PyList_Type, &state, &want, &max_nodes,
+                          &max_probes, &left_s, &cache_size, &restart_base, &order, &noise,
+                          &incr))
         return NULL;
     if (c->C != 2) { PyErr_SetString(PyExc_ValueError, "dfs: black-and-white puzzles only"); return NULL; }
     if (PyList_GET_SIZE(state) != (Py_ssize_t)c->nlines * c->C) {
@@ -332,11 +431,17 @@ static PyObject *Core_dfs(Core *c, PyObject *args)
     D.order = order;
     D.noise = noise;
     D.rng = 0x9E3779B97F4A7C15ULL;
+    D.incr = incr;
+    D.tw = (c->nlines + 63) / 64;
+    D.info_words = (size_t)c->nlines + (size_t)c->h * c->w * (3 + (size_t)D.tw);
     PyObject *result = NULL;
     size_t bytes = (D.W ? D.W : 1) * sizeof(u64);
     D.t0 = PyMem_Malloc(bytes);
     D.t1 = PyMem_Malloc(bytes);
     D.skip = PyMem_Malloc(bytes);
+    D.info = PyMem_Calloc(D.info_words ? D.info_words : 1, sizeof(u64));
+    D.touched = PyMem_Calloc((size_t)D.tw + 1, sizeof(u64));
+    if (!D.info || !D.touched) { PyErr_NoMemory(); goto out; }
     D.sols = PyList_New(0);
     u64 *root = D.sols ? dfs_level(&D, 0) : NULL;
     if (!D.t0 || !D.t1 || !D.skip || !D.sols || !root) { if (!PyErr_Occurred()) PyErr_NoMemory(); goto out; }
@@ -361,6 +466,7 @@ static PyObject *Core_dfs(Core *c, PyObject *args)
             D.run_noise = run < 2 ? 0.0 : D.noise;
             code = dfs_node(&D, 0, bits);
             if (code != DFS_RESTART) break;
+            memset(D.info, 0, D.info_words * sizeof(u64));  /* no probe of a run holds */
             bits = 0;  /* the root as the runs' explored subtrees narrowed it */
             for (int i = 0; i < c->h; i++)
                 for (size_t q = c->off[i]; q < c->off[i + 1]; q++) bits += POPC(root[q]);
@@ -376,6 +482,12 @@ out:
     PyMem_Free(D.t0);
     PyMem_Free(D.t1);
     PyMem_Free(D.skip);
+    PyMem_Free(D.info);
+    PyMem_Free(D.touched);
+    for (int k = 0; k < D.nsaved; k++) PyMem_Free(D.saved[k]);
+    PyMem_Free(D.saved);
+    c->touch = NULL;
+    c->lstamp = NULL;
     Py_XDECREF(D.sols);
     return result;
 }
