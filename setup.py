@@ -9,7 +9,6 @@ if platform.machine().lower() in ("x86_64", "amd64"):
     flags.append("-mpopcnt")  # every x86-64 CPU since 2008; popcount is the inner loop's count
 
 setup(ext_modules=[Extension("formulations.lines._core", ["formulations/lines/_core.c"],
-                             depends=["formulations/lines/_search.h"],  # included by _core.c
                              extra_compile_args=flags),
                    # the deduction trace's placement counts (formulations/lines/explain.py)
                    Extension("formulations.lines._count", ["formulations/lines/_count.c"],

@@ -52,7 +52,8 @@ BACKENDS = [
     Backend(
         name="lines",
         description="line solving to a fixed point, probing at every node and depth-first search "
-                    "(compiled line core, Python search; complete: proves infeasible/unique)",
+                    "(compiled line core; compiled search for black-and-white puzzles, Python search "
+                    "otherwise; complete: proves infeasible/unique)",
         solve_fn=solve,
         requires=(),
         options={"guess": str, "probing": bool, "sprints": bool, "backjump": bool,
