@@ -38,10 +38,17 @@ def main() -> None:
     ap.add_argument("--every", type=int, default=10)
     ap.add_argument("--time-limit", type=float, default=30.0)
     ap.add_argument("--probes", type=int, default=None, help="compiled_probes (default: shipped)")
+    ap.add_argument("--restart-base", type=int, default=None,
+                    help="search.COMPILED_RESTART_BASE (default: shipped)")
+    ap.add_argument("--order", type=int, default=None, help="search.COMPILED_ORDER (default: shipped)")
     ap.add_argument("--out", default=None, help="JSON lines of per-puzzle records")
     a = ap.parse_args()
-    from formulations.lines.search import COMPILED_PROBES
-    probes = COMPILED_PROBES if a.probes is None else a.probes
+    from formulations.lines import search
+    if a.restart_base is not None:
+        search.COMPILED_RESTART_BASE = a.restart_base
+    if a.order is not None:
+        search.COMPILED_ORDER = a.order
+    probes = search.COMPILED_PROBES if a.probes is None else a.probes
     warm = next(iter(read_puzzles(CORPUS / "taai2011.txt")))
     run(warm, False, a.time_limit, probes)
     run(warm, True, a.time_limit, probes)

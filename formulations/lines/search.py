@@ -91,6 +91,8 @@ SPRINT_LENGTH = 4000  # branches guessed without probing in one sprint
 CDCL_AFTER = 50     # search nodes before the rest goes to the CDCL solver (cdcl_after)
 COMPILED_PROBES = 100_000  # the compiled search's probes before the CDCL fallback (compiled)
 COMPILED_INCREMENTAL = True  # compiled: a cell's probes made again only when their lines changed
+COMPILED_RESTART_BASE = 0  # compiled, first solution: Luby restarts of this many nodes a unit (0: none)
+COMPILED_ORDER = 3  # compiled: the first colour (0 white, 1 black, 2 larger cut, 3 smaller cut)
 HYBRID_CANDIDATES = 6  # cells the hybrid rule takes from the probability rule and probes
 CELLS_PER_CLOCK_READ = 4096  # open cells scored between two reads of the clock (~5 ms here)
 
@@ -699,11 +701,9 @@ def _run_compiled(search: _Search, root: State, max_probes: int) -> bool:
     left = 0.0
     if search.end is not None:  # the C side reads a monotonic clock: it is given the time left
         left = max(search.end - time.perf_counter(), 1e-9)
-    # no restarts (restart_base 0: Luby restarts settled no more puzzles of taai2011 within the
-    # budget), the colour whose probe cut less first (order 3)
     code, sols, nodes, probes, failed, agreed, depth = eng._core.dfs(
-        root, search.max_solutions, -1, budget, left, _engine.CACHE_SIZE, 0, 3, 0.5,
-        COMPILED_INCREMENTAL)
+        root, search.max_solutions, -1, budget, left, _engine.CACHE_SIZE, COMPILED_RESTART_BASE,
+        COMPILED_ORDER, 0.5, COMPILED_INCREMENTAL)
     search.nodes, search.probes, search.failed, search.max_depth = nodes, probes, failed, depth
     search.agreed = agreed
     for packed in sols:
