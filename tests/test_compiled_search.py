@@ -23,11 +23,14 @@ needs_corpus = pytest.mark.skipif(not (TOURNAMENT / "taai2011.txt").exists(),
                                   reason="the tournament corpus (../shared/corpus) is absent")
 
 
-@pytest.fixture(autouse=True, params=[True, False], ids=["incremental", "every-probe"])
+@pytest.fixture(autouse=True, params=[(True, False), (False, False), (True, True)],
+                ids=["incremental", "every-probe", "incremental-skip-implied"])
 def incremental(request, monkeypatch):
-    """Every test with the compiled search's incremental probing on (the default) and off."""
+    """Every test with the compiled search as shipped (incremental probing, both colours of
+    every cell probed), without incremental probing, and with implied colours skipped."""
     from formulations.lines import search
-    monkeypatch.setattr(search, "COMPILED_INCREMENTAL", request.param)
+    monkeypatch.setattr(search, "COMPILED_INCREMENTAL", request.param[0])
+    monkeypatch.setattr(search, "COMPILED_SKIP_IMPLIED", request.param[1])
     return request.param
 
 
@@ -127,12 +130,12 @@ def test_core_dfs_codes_and_counts(incremental):
     root = eng.initial_state()
     assert eng.propagate(root, eng.initial_lines())
     code, sols, nodes, probes, failed, agreed, depth = eng._core.dfs(
-        root, 10, -1, -1, 0.0, _engine.CACHE_SIZE, 0, 3, 0.5, incremental)
+        root, 10, -1, -1, 0.0, _engine.CACHE_SIZE, 0, 3, 0.5, *incremental)
     assert code == 0 and len(sols) == 2  # explored: both solutions
     grids = {eng.grid(eng._core.unpack(s)) for s in sols}
     assert len(grids) == 2 and all(check_grid(p, g) == [] for g in grids)
     code, sols, *_ = eng._core.dfs(root, 1, -1, -1, 0.0, _engine.CACHE_SIZE, 300, 0, 0.5,
-                                   incremental)  # with restarts
+                                   *incremental)  # with restarts
     assert code == 1 and len(sols) == 1
     code, sols, nodes, probes, *_ = eng._core.dfs(root, 1, -1, 0, 0.0, _engine.CACHE_SIZE)
     assert code == 2 and not sols and probes == 0  # the probe budget

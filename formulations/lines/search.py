@@ -93,6 +93,9 @@ COMPILED_PROBES = 50_000   # the compiled search's probes before the CDCL fallba
 COMPILED_INCREMENTAL = True  # compiled: a cell's probes made again only when their lines changed
 COMPILED_RESTART_BASE = 0  # compiled, first solution: Luby restarts of this many nodes a unit (0: none)
 COMPILED_ORDER = 3  # compiled: the first colour (0 white, 1 black, 2 larger cut, 3 smaller cut)
+# compiled: skip a colour an earlier probe of the pass implied (off: both colours of every cell
+# probed, so every cell has both cuts for the branching score and for incremental reuse)
+COMPILED_SKIP_IMPLIED = False
 HYBRID_CANDIDATES = 6  # cells the hybrid rule takes from the probability rule and probes
 CELLS_PER_CLOCK_READ = 4096  # open cells scored between two reads of the clock (~5 ms here)
 
@@ -703,7 +706,7 @@ def _run_compiled(search: _Search, root: State, max_probes: int) -> bool:
         left = max(search.end - time.perf_counter(), 1e-9)
     code, sols, nodes, probes, failed, agreed, depth = eng._core.dfs(
         root, search.max_solutions, -1, budget, left, _engine.CACHE_SIZE, COMPILED_RESTART_BASE,
-        COMPILED_ORDER, 0.5, COMPILED_INCREMENTAL)
+        COMPILED_ORDER, 0.5, COMPILED_INCREMENTAL, COMPILED_SKIP_IMPLIED)
     search.nodes, search.probes, search.failed, search.max_depth = nodes, probes, failed, depth
     search.agreed = agreed
     for packed in sols:
