@@ -21,14 +21,19 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus" / "taai-tcga-icga-tournament" / "question"
 
 
-def run(p, compiled: bool, time_limit: float, probes: int) -> dict:
+def run(p, compiled: bool, time_limit: float, probes: int, unique: bool = False) -> dict:
     t = time.process_time()
     r = solve_puzzle(p, "lines", time_limit=time_limit, compiled=compiled,
-                     compiled_probes=probes)
+                     compiled_probes=probes, unique=unique)
     cpu = time.process_time() - t
     ok = r.grid is not None and not check_grid(p, r.grid)
+    if unique:  # decided: a second solution found (and checked), or none proved
+        ok = ok and r.unique is not None
+        if r.second_grid is not None:
+            ok = ok and not check_grid(p, r.second_grid)
     info = r.info if isinstance(r.info, dict) else {}
-    return {"cpu": cpu, "status": r.status.name, "ok": ok, "cdcl": bool(info.get("cdcl")),
+    return {"cpu": cpu, "status": r.status.name, "ok": ok, "unique": r.unique,
+            "cdcl": bool(info.get("cdcl")),
             "nodes": info.get("nodes"), "probes": info.get("probes")}
 
 
@@ -41,6 +46,8 @@ def main() -> None:
     ap.add_argument("--restart-base", type=int, default=None,
                     help="search.COMPILED_RESTART_BASE (default: shipped)")
     ap.add_argument("--order", type=int, default=None, help="search.COMPILED_ORDER (default: shipped)")
+    ap.add_argument("--unique", action="store_true",
+                    help="prove or refute a second solution (max_solutions=2)")
     ap.add_argument("--out", default=None, help="JSON lines of per-puzzle records")
     a = ap.parse_args()
     from formulations.lines import search
@@ -62,8 +69,9 @@ def main() -> None:
         for k, p in enumerate(ps):
             got = {}
             for compiled in ((False, True) if k % 2 == 0 else (True, False)):
-                got[compiled] = run(p, compiled, a.time_limit, probes)
-            rec = {"set": name, "index": k * a.every, "old": got[False], "new": got[True]}
+                got[compiled] = run(p, compiled, a.time_limit, probes, a.unique)
+            rec = {"set": name, "index": k * a.every, "unique": a.unique, "old": got[False],
+                   "new": got[True]}
             recs.append(rec)
             if out:
                 out.write(json.dumps(rec) + "\n")
@@ -73,6 +81,8 @@ def main() -> None:
         to, tn = sum(r["cpu"] for r in old), sum(r["cpu"] for r in new)
         wo = max(recs, key=lambda r: r["old"]["cpu"])
         wn = max(recs, key=lambda r: r["new"]["cpu"])
+        if a.unique:
+            assert all(r["old"]["unique"] == r["new"]["unique"] for r in recs), "verdicts differ"
         print(f"| {name} | {len(recs)} | {to:.2f} | {tn:.2f} | {tn / to:.2f} "
               f"| {wo['old']['cpu']:.2f} (#{wo['index']}) | {wn['new']['cpu']:.2f} (#{wn['index']}) "
               f"| {sum(not r['cdcl'] for r in old)} | {sum(not r['cdcl'] for r in new)} "
