@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 from formulations.lines import solve_lines
-from formulations.lines.search import CDCL_AFTER, DEFAULT_GUESS, GUESS_RULES
+from formulations.lines.search import CDCL_AFTER, COMPILED_PROBES, DEFAULT_GUESS, GUESS_RULES
 from formulations.puzzle import Puzzle
 from formulations.runtime.clock import NO_DEADLINE, Deadline
 from formulations.results import BackendError, RawAnswer, Status
@@ -21,13 +21,15 @@ from .base import Backend
 def solve(puzzle: Puzzle, *, deadline: Deadline = NO_DEADLINE, seed: int | None = None,
           unique: bool = False, guess: str = DEFAULT_GUESS, probing: bool = True,
           sprints: bool = False, backjump: bool = False,
-          cdcl_after: int = CDCL_AFTER) -> RawAnswer:
+          cdcl_after: int = CDCL_AFTER, compiled: bool = True,
+          compiled_probes: int = COMPILED_PROBES) -> RawAnswer:
     if guess not in GUESS_RULES:
         raise BackendError(f"guess must be one of {', '.join(GUESS_RULES)}, got {guess!r}")
     t0 = time.perf_counter()
     res = solve_lines(puzzle, max_solutions=2 if unique else 1, time_limit=deadline,
                       probing=probing, guess=guess, sprints=sprints, backjump=backjump,
-                      cdcl_after=None if cdcl_after < 0 else cdcl_after)
+                      cdcl_after=None if cdcl_after < 0 else cdcl_after, compiled=compiled,
+                      compiled_probes=compiled_probes)
     info = res.info()
     solve_s = time.perf_counter() - t0
     if res.status is Status.INFEASIBLE:
@@ -50,11 +52,12 @@ BACKENDS = [
     Backend(
         name="lines",
         description="line solving to a fixed point, probing at every node and depth-first search "
-                    "(compiled line core, Python search; complete: proves infeasible/unique)",
+                    "(compiled line core; compiled search for black-and-white puzzles, Python search "
+                    "otherwise; complete: proves infeasible/unique)",
         solve_fn=solve,
         requires=(),
         options={"guess": str, "probing": bool, "sprints": bool, "backjump": bool,
-                 "cdcl_after": int},
+                 "cdcl_after": int, "compiled": bool, "compiled_probes": int},
         supports_unique=True,
         uses_model=False,
         presolves=True,

@@ -89,6 +89,13 @@ PLOD_LENGTH = 40      # branches between two looks at how well probing pays
 SPRINT_RATE = 0.12    # share of probe sequences ending in a branch from which probing stops paying
 SPRINT_LENGTH = 4000  # branches guessed without probing in one sprint
 CDCL_AFTER = 50     # search nodes before the rest goes to the CDCL solver (cdcl_after)
+COMPILED_PROBES = 200_000  # the compiled search's probes before the CDCL fallback (compiled)
+COMPILED_INCREMENTAL = True  # compiled: a cell's probes made again only when their lines changed
+COMPILED_RESTART_BASE = 0  # compiled, first solution: Luby restarts of this many nodes a unit (0: none)
+COMPILED_ORDER = 3  # compiled: the first colour (0 white, 1 black, 2 larger cut, 3 smaller cut)
+# compiled: skip a colour an earlier probe of the pass implied (off: both colours of every cell
+# probed, so every cell has both cuts for the branching score and for incremental reuse)
+COMPILED_SKIP_IMPLIED = False
 HYBRID_CANDIDATES = 6  # cells the hybrid rule takes from the probability rule and probes
 CELLS_PER_CLOCK_READ = 4096  # open cells scored between two reads of the clock (~5 ms here)
 
@@ -112,6 +119,8 @@ class SearchResult:
     backjumps: int = 0          # second children skipped by backjumping
     reused: int = 0             # probes answered by an earlier probe's state unchanged
     cdcl: bool = False          # the CDCL fallback settled the rest (cdcl_after)
+    compiled: bool = False      # the compiled search (Core.dfs) ran instead of _Search
+    agreed: int = 0             # compiled: cells both colours' probes agreed on (applications)
 
     def info(self) -> dict:
         """Counters for a result record."""
@@ -120,7 +129,8 @@ class SearchResult:
                 "exhausted": self.exhausted, "timed_out": self.timed_out,
                 "failed_literals": self.failed_literals, "probe_sequences": self.sequences,
                 "guesses": self.guesses, "sprints": self.sprints, "backjumps": self.backjumps,
-                "probes_reused": self.reused, "cdcl": self.cdcl}
+                "probes_reused": self.reused, "cdcl": self.cdcl, "compiled": self.compiled,
+                "agreed": self.agreed}
 
 
 class _Enough(Exception):
@@ -155,6 +165,7 @@ class _Search:
         self.nodes = self.probes = self.max_depth = 0
         self.failed = self.sequences = self.guesses = self.nsprints = 0
         self.reused = self.jumps = 0
+        self.agreed = 0  # the compiled search's both-colours agreements (_run_compiled)
         self.done = eng.h * eng.w  # colour bits left in a fully decided grid
         # per line: (slack + 1) * (blocks + 1) - length - 2 (Simpson's score before solved cells)
         self.simpson = [(n - sum(lens) - max(len(lens) - 1, 0) + 1) * (len(lens) + 1) - n - 2
@@ -680,6 +691,33 @@ def placement_shares(spec, masks) -> list[list[float]]:
     return shares
 
 
+def _run_compiled(search: _Search, root: State, max_probes: int) -> bool:
+    """The compiled search (``Core.dfs``) from the propagated ``root`` (left as it is): the
+    solutions go to ``search.solutions``, its counts to ``search``. True when the tree was
+    explored; raises OutOfTime at the deadline and _Budget when the rest is the
+    CDCL fallback's (after ``max_probes`` probes; no budget without ``search.cdcl_after`` or
+    python-sat)."""
+    eng = search.eng
+    budget = -1
+    if search.cdcl_after is not None and _has_sat_solver():
+        budget = max(0, max_probes)
+    left = 0.0
+    if search.end is not None:  # the C side reads a monotonic clock: it is given the time left
+        left = max(search.end - time.perf_counter(), 1e-9)
+    code, sols, nodes, probes, failed, agreed, depth = eng._core.dfs(
+        root, search.max_solutions, -1, budget, left, _engine.CACHE_SIZE, COMPILED_RESTART_BASE,
+        COMPILED_ORDER, 0.5, COMPILED_INCREMENTAL, COMPILED_SKIP_IMPLIED)
+    search.nodes, search.probes, search.failed, search.max_depth = nodes, probes, failed, depth
+    search.agreed = agreed
+    for packed in sols:
+        search.solutions.setdefault(eng.grid(eng._core.unpack(packed)), None)
+    if code == 2:
+        raise _Budget
+    if code == 3:
+        raise OutOfTime("search (compiled)")
+    return code == 0
+
+
 @functools.lru_cache(maxsize=1)
 def _has_sat_solver() -> bool:
     """python-sat is there for the CDCL fallback (the ``sat`` extra; without it the search goes
@@ -695,7 +733,8 @@ def _has_sat_solver() -> bool:
 def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1,
                 time_limit: Deadline | float | None = None, probing: bool = True,
                 guess: str = DEFAULT_GUESS, sprints: bool = False,
-                backjump: bool = False, cdcl_after: int | None = CDCL_AFTER) -> SearchResult:
+                backjump: bool = False, cdcl_after: int | None = CDCL_AFTER,
+                compiled: bool = True, compiled_probes: int = COMPILED_PROBES) -> SearchResult:
     """Find up to ``max_solutions`` distinct solutions by line solving, probing and search.
 
     ``exhausted`` in the result means the search proved there are no others (so with
@@ -703,6 +742,11 @@ def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1,
     puzzle is infeasible). On the time limit the solutions found so far are returned.
     ``guess`` is one of :data:`GUESS_RULES`; ``probing``, ``sprints``, ``backjump`` and
     ``cdcl_after`` as in the module docstring.
+
+    ``compiled`` (black-and-white puzzles, the default rule, probing, no sprints, no
+    backjumping): the depth-first search runs compiled (``Core.dfs``, formulations/lines/_search.h,
+    docs/line_core.md "A compiled search"), with ``compiled_probes`` probes before the CDCL
+    fallback instead of ``cdcl_after`` nodes (none: the search alone, to the end).
     """
     if guess not in GUESS_RULES:
         raise ValueError(f"unknown guess rule {guess!r}, choose from {', '.join(GUESS_RULES)}")
@@ -714,13 +758,16 @@ def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1,
     search = _Search(eng, max(1, max_solutions), clock, guess, probing, sprints, backjump,
                      cdcl_after)
     used_cdcl = False
+    use_compiled = (compiled and eng.C == 2 and probing and not sprints and not backjump
+                    and guess == DEFAULT_GUESS and hasattr(eng._core, "dfs"))
 
     def result(status: Status, exhausted: bool, timed_out: bool, root_unknown: int):
         s = search
         return SearchResult(status, tuple(s.solutions), exhausted, s.nodes, s.probes,
                             eng.line_solves, s.max_depth, root_unknown,
                             time.perf_counter() - t0, timed_out, s.failed, s.sequences,
-                            s.guesses, s.nsprints, s.jumps, s.reused, used_cdcl)
+                            s.guesses, s.nsprints, s.jumps, s.reused, used_cdcl, use_compiled,
+                            s.agreed)
 
     root = eng.initial_state()
     eng.deadline = clock if clock.end is not None else None
@@ -739,7 +786,10 @@ def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1,
     # solution not found yet
     start = root.copy() if cdcl_after is not None and max_solutions <= 1 else root
     try:
-        exhausted = search.run(root)
+        if use_compiled:
+            exhausted = _run_compiled(search, root, compiled_probes)
+        else:
+            exhausted = search.run(root)
     except OutOfTime:
         exhausted, timed_out = False, True
     except _Budget:
