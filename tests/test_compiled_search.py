@@ -198,3 +198,19 @@ def test_ctrl_c_inside_the_compiled_search():
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+
+
+def test_an_easy_puzzle_does_not_import_the_sat_solver():
+    """The compiled search sets its probe budget without importing python-sat (about 7 ms, more
+    than an easy puzzle takes); the import comes with the fallback, when a search reaches it."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("pysat")
+    code = ("import sys\nfrom formulations.io import read_puzzle\n"
+            "from formulations.lines import solve_lines\n"
+            f"r = solve_lines(read_puzzle({str(PUZZLES / 'cat15.txt')!r}), max_solutions=2)\n"
+            "print(r.status.value, 'pysat.solvers' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["solved", "False"]
