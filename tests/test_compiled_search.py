@@ -214,3 +214,20 @@ def test_an_easy_puzzle_does_not_import_the_sat_solver():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["solved", "False"]
+
+
+def test_core_dfs_refuses_a_decided_state_with_a_cell_left_without_colour():
+    """A complete state with one cell's both colours removed (row and column): no open cell,
+    no complete grid. The node is dead (exhausted, no solution), not a probe of cell -1
+    (AddressSanitizer found that read past the line specs)."""
+    p = read_puzzle(PUZZLES / "house10.txt")
+    eng = Engine(p)
+    root = eng.initial_state()
+    assert eng.propagate(root, eng.initial_lines())
+    assert eng.unknown_count(root) == 0
+    h, C = eng.h, eng.C
+    for ci in range(C):  # cell (0, 0): no colour left, in its row and in its column
+        root[0 * C + ci] &= ~1
+        root[h * C + ci] &= ~1
+    code, sols, *_ = eng._core.dfs(root, 1, -1, -1, 0.0, _engine.CACHE_SIZE)
+    assert code == 0 and sols == []

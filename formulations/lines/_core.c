@@ -2593,6 +2593,9 @@ static int dfs_node(Dfs *D, int depth, long long bits)
                     if (dfs_bit(row, j) && dfs_bit(row + nw, j)) { bi = i; bj = j; bc = 0; break; }
             }
         }
+        if (bi < 0)  /* no open cell, yet the grid is not complete: a cell with no colour left
+                        (a state Core.dfs was handed, never one it propagated): the node is dead */
+            return DFS_EXHAUSTED;
         /* the first child: the branch cell with the colour whose probe cut less */
         u64 *child = dfs_level(D, depth + 1);
         if (!child) return DFS_ERROR;
