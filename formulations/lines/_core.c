@@ -793,7 +793,7 @@ typedef struct {
     long long removed;
     PyObject *conflict;
     u64 *wio;        /* non-NULL: propagate this packed state (words laid out as buf) in place */
-    u64 *touch;      /* with wio, non-NULL: the bit set of the lines settled gets them (_search.h) */
+    u64 *touch;      /* with wio, non-NULL: the bit set of the lines settled gets them (Core.dfs) */
     long long *lstamp, stamp;  /* with wio, non-NULL: lstamp[line] = stamp for lines narrowed */
 } Core;
 
@@ -2366,20 +2366,27 @@ static int dfs_tick(Dfs *D)
     return DFS_EXHAUSTED;
 }
 
+/* the block of ``bytes`` at ``depth`` in a pool of per-depth blocks (grown on demand, kept
+   for the whole search): the child states and the saved stamps each have one */
+static u64 *dfs_pool(u64 ***pool, int *npool, int depth, size_t bytes)
+{
+    if (depth >= *npool) {
+        int n = *npool ? *npool * 2 : 64;
+        while (n <= depth) n *= 2;
+        u64 **nl = PyMem_Realloc(*pool, (size_t)n * sizeof(u64 *));
+        if (!nl) { PyErr_NoMemory(); return NULL; }
+        for (int k = *npool; k < n; k++) nl[k] = NULL;
+        *pool = nl;
+        *npool = n;
+    }
+    if (!(*pool)[depth] && !((*pool)[depth] = PyMem_Malloc(bytes)))
+        PyErr_NoMemory();
+    return (*pool)[depth];
+}
+
 static u64 *dfs_level(Dfs *D, int depth)
 {
-    if (depth >= D->ndepth) {
-        int n = D->ndepth ? D->ndepth * 2 : 64;
-        while (n <= depth) n *= 2;
-        u64 **nl = PyMem_Realloc(D->level, (size_t)n * sizeof(u64 *));
-        if (!nl) { PyErr_NoMemory(); return NULL; }
-        for (int k = D->ndepth; k < n; k++) nl[k] = NULL;
-        D->level = nl;
-        D->ndepth = n;
-    }
-    if (!D->level[depth] && !(D->level[depth] = PyMem_Malloc(D->W * sizeof(u64) + 8)))
-        PyErr_NoMemory();
-    return D->level[depth];
+    return dfs_pool(&D->level, &D->ndepth, depth, D->W * sizeof(u64) + 8);
 }
 
 #define LSTAMP(D) ((long long *)(D)->info)
@@ -2422,18 +2429,7 @@ static int dfs_still(Dfs *D, int cell)
 
 static u64 *dfs_saved(Dfs *D, int depth)
 {
-    if (depth >= D->nsaved) {
-        int n = D->nsaved ? D->nsaved * 2 : 64;
-        while (n <= depth) n *= 2;
-        u64 **ns = PyMem_Realloc(D->saved, (size_t)n * sizeof(u64 *));
-        if (!ns) { PyErr_NoMemory(); return NULL; }
-        for (int k = D->nsaved; k < n; k++) ns[k] = NULL;
-        D->saved = ns;
-        D->nsaved = n;
-    }
-    if (!D->saved[depth] && !(D->saved[depth] = PyMem_Malloc(D->info_words * sizeof(u64))))
-        PyErr_NoMemory();
-    return D->saved[depth];
+    return dfs_pool(&D->saved, &D->nsaved, depth, D->info_words * sizeof(u64));
 }
 
 /* mark in skip the (cell, colour)s that the probe state t decides and s leaves open */

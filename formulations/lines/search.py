@@ -759,7 +759,7 @@ def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1,
     ``cdcl_after`` as in the module docstring.
 
     ``compiled`` (black-and-white puzzles, the default rule, probing, no sprints, no
-    backjumping): the depth-first search runs compiled (``Core.dfs``, formulations/lines/_search.h,
+    backjumping): the depth-first search runs compiled (``Core.dfs`` in formulations/lines/_core.c,
     docs/line_core.md "A compiled search"), with ``compiled_probes`` probes before the CDCL
     fallback instead of ``cdcl_after`` nodes (none: the search alone, to the end).
     """
