@@ -223,3 +223,47 @@ def test_without_python_sat_the_search_goes_on_alone(tmp_path):
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                        env={**os.environ, **env}, timeout=120)
     assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr
+
+
+_RESIDUAL_INTERRUPT = """
+import os, signal, sys, threading, time
+from formulations.io import read_puzzle
+from formulations.lines import Engine, cdcl
+cdcl.MODES[False] = cdcl.NAMED_MODES[sys.argv[2]]
+eng = Engine(read_puzzle(sys.argv[1]))
+root = eng.initial_state()
+assert eng.propagate(root, eng.initial_lines())
+inside = 0
+for delay in (0.3, 0.5, 0.8):
+    timer = threading.Timer(delay, os.kill, (os.getpid(), signal.SIGINT))
+    t = time.perf_counter()
+    timer.start()
+    try:
+        cdcl.solve_residual(eng, root, [], 1, None)
+        time.sleep(delay + 2)  # solved before the signal: it must land here
+    except KeyboardInterrupt:
+        late = time.perf_counter() - t - delay
+        inside += late >= -0.01 and time.perf_counter() - t < delay + 2
+        assert late < 1.0, f"the interrupt took {late:.2f} s to end the solve"
+print(inside)
+"""
+
+
+@pytest.mark.parametrize("mode", ["starts-glucose", "order-cadical", "order-glucose"])
+def test_ctrl_c_inside_every_residual_solver_ends_it_within_a_second(corpus_dir, mode):
+    # taai2021 #641's residual takes every solver seconds; a SIGINT (Ctrl-C) 0.3-0.8 s into it
+    # must raise KeyboardInterrupt within a second and leave the process sound (pysat's own
+    # handler for CaDiCaL crashed it: SIGSEGV), three times in one process
+    import subprocess
+    import sys
+
+    from helpers import ROOT
+
+    path = corpus_dir / "taai-tcga-icga-tournament" / "question" / "taai2021.txt"
+    if not path.is_file():
+        pytest.skip("no tournament sets in the corpus")
+    got = subprocess.run([sys.executable, "-c", _RESIDUAL_INTERRUPT, f"{path}::641", mode],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert got.returncode == 0, got.stderr
+    if int(got.stdout.split()[-1]) == 0:
+        pytest.skip("every solve ended before its interrupt (a fast machine)")

@@ -1,5 +1,5 @@
 """The CDCL fallback of the line search: the residual puzzle of a propagated state as CNF for a
-clause-learning SAT solver (python-sat's Glucose 4), solved
+clause-learning SAT solver (python-sat's CaDiCaL 1.9.5 or Glucose 4, :data:`MODES`), solved
 when depth-first search has spent its budget.
 
 Random puzzles (the TAAI / TCGA / ICGA tournament sets) leave large undecided regions after
@@ -34,7 +34,6 @@ from ..runtime.clock import OutOfTime
 from ..puzzle import Grid
 from .settle import valid_starts
 
-SOLVER = "glucose4"  # on 8 hard taai2011 puzzles about twice as fast as cadical195 here
 SECOND_AFTER_S = 1.0   # CPU of the first solver before the second one joins (_Portfolio)
 FIRST_BUDGET = 200     # conflicts in the first slice
 MIN_BUDGET = 20
@@ -43,24 +42,30 @@ MIN_BUDGET = 20
 @dataclass(frozen=True)
 class Mode:
     """How the residual is solved: ``encoding`` (:func:`residual_cnf`), the solver that joins
-    :data:`SOLVER` after :data:`SECOND_AFTER_S` ("" none), the aimed CPU of one slice, and at
+    ``solver`` after :data:`SECOND_AFTER_S` ("" none), the aimed CPU of one slice, and at
     most how many literals of probe clauses."""
     encoding: str
     second: str
     slice_s: float
     probe_literals: int
     running: bool  # probe_clauses' running count
+    solver: str = "glucose4"  # pysat's name of the first solver
 
 # By whether a further solution is asked for (``max_solutions`` > 1, uniqueness). For a first
-# solution (the tournament rules) the valid-starts encoding and Glucose alone, as before: on
-# the tournament sets nothing tried was faster (docs/line_core.md). For uniqueness, proving
-# that no other solution exists, the order encoding, which decided more of the survey and
-# MiniZinc puzzles, faster (docs/line_core.md).
-# CaDiCaL as the second solver crashed the process on Ctrl-C (SIGSEGV in Glucose's destructor
-# after the interrupt, webpbn #22336 with uniqueness, 2 of 3 runs, also with both solvers built
-# and run with SIGINT blocked): no second solver until that is understood.
-MODES = {False: Mode("starts", "", 0.05, 200_000, True),
-         True: Mode("order", "", 0.25, 2_000_000, False)}
+# solution (the tournament rules) the order encoding and CaDiCaL 1.9.5 in slices of about half a
+# second: paired against the earlier valid-starts encoding with Glucose on every 10th puzzle of
+# seven tournament sets, 0.765 of its CPU (0.61-0.92 per set; docs/line_core.md, fifth step).
+# CaDiCaL needs long slices: with 50 ms slices it took 42 s on six hard residuals against 15 s
+# with half a second (every solve call starts its search schedule again). For uniqueness, proving that no other solution exists, the order
+# encoding with Glucose, which decided more of the survey and MiniZinc puzzles, faster.
+# Two solvers side by side crashed the process on Ctrl-C (SIGSEGV in Glucose's destructor after
+# the interrupt, webpbn #22336 with uniqueness, 2 of 3 runs): one solver per mode.
+NAMED_MODES = {
+    "starts-glucose": Mode("starts", "", 0.05, 200_000, True),  # first solutions, until 2026-12
+    "order-cadical": Mode("order", "", 0.5, 200_000, True, "cadical195"),
+    "order-glucose": Mode("order", "", 0.25, 2_000_000, False),  # uniqueness
+}
+MODES = {False: NAMED_MODES["order-cadical"], True: NAMED_MODES["order-glucose"]}
 PROBE_CLAUSES = True  # 50 of taai2011's second half: 14.6 s CPU with them, 17.3 s without
 
 
@@ -102,10 +107,10 @@ def _order_cnf(eng, state: Sequence[int]) -> Residual | None:
     cells earlier", paints the cell, and a black cell is covered by one of its line's blocks.
     This is nonosolve's default encoding. It proves the absence of another solution faster than
     ``starts`` (survey and MiniZinc: dom_14 decided in 4 s, not in 20 s; #2712 0.9 s against
-    2.5 s; #18297 1.0 against 3.9; non_fast_9 slower, 3.3 against 1.3), but on the tournament
-    sets' first solutions it was not faster and left three puzzles of 300 at the 30 s limit
-    that ``starts`` solves (docs/line_core.md), so it serves the search for a further solution
-    (:data:`MODES`)."""
+    2.5 s; #18297 1.0 against 3.9; non_fast_9 slower, 3.3 against 1.3). On the tournament sets'
+    first solutions it was not faster with Glucose (three puzzles of 300 left at the 30 s
+    limit), but with CaDiCaL in half-second slices it takes 0.765 of the CPU of ``starts`` with
+    Glucose (docs/line_core.md): both modes of :data:`MODES` use it."""
     h, w = eng.h, eng.w
     clauses: list[list[int]] = []
     top = h * w
@@ -344,7 +349,7 @@ def solve_residual(eng, state: Sequence[int], known: Sequence[Grid], max_solutio
 
 
 class _Portfolio:
-    """:data:`SOLVER` alone, then, once it has spent :data:`SECOND_AFTER_S` of CPU on the
+    """The mode's ``solver`` alone, then, once it has spent :data:`SECOND_AFTER_S` of CPU on the
     residual, the mode's second solver beside it on the same clauses, the two in turns of about
     the mode's slice (each the one that has had less CPU so far): a random puzzle's run time under
     one CDCL solver is heavy-tailed, and two solvers are seldom unlucky on the same puzzle
@@ -358,7 +363,8 @@ class _Portfolio:
         self.mode = mode
         self._make = Solver
         self.clauses = clauses
-        self.solvers = [_blocked(functools.partial(Solver, name=SOLVER, bootstrap_with=clauses))]
+        self.solvers = [_blocked(functools.partial(Solver, name=mode.solver,
+                                                   bootstrap_with=clauses))]
         self.cpu = [0.0]
         self.budget = [FIRST_BUDGET]
 
@@ -392,13 +398,38 @@ class _Portfolio:
             s = self.solvers[k]
             s.conf_budget(self.budget[k])
             t, c = time.perf_counter(), time.process_time()
-            got = _blocked(functools.partial(s.solve_limited, expect_interrupt=True))
+            got = _blocked(functools.partial(_solve_limited, s))
             took = time.perf_counter() - t
             self.cpu[k] += time.process_time() - c
             if got is not None:
                 return s.get_model() if got else None
             rate = self.budget[k] / max(took, 1e-4)
             self.budget[k] = int(max(MIN_BUDGET, min(rate * self.mode.slice_s, 4 * self.budget[k])))
+
+
+def _solve_limited(s) -> bool | None:
+    """``s.solve_limited()`` within its budget, with no signal handler of pysat's: for the
+    MiniSat family ``expect_interrupt=True`` says so; pysat's CaDiCaL classes ignore it and
+    install their own SIGINT handler on the main thread, so for them the call pysat makes is
+    made with that flag off (a Ctrl-C with pysat's handler crashed the process: SIGSEGV,
+    docs/line_core.md). The caller blocks SIGINT meanwhile (:func:`_blocked`)."""
+    native = getattr(s, "solver", s)
+    lim = _cadical_solve_lim(type(native).__name__)
+    if lim is None:
+        return s.solve_limited(expect_interrupt=True)
+    status = lim(native.cadical, [], 0)
+    native.status = None if status == 0 else status > 0
+    return native.status
+
+
+def _cadical_solve_lim(cls: str):
+    """pysat's C entry for a CaDiCaL class's limited solve, or None (not CaDiCaL, or a pysat
+    without it: then its public call)."""
+    if not cls.startswith("Cadical"):
+        return None
+    from pysat.solvers import pysolvers
+
+    return getattr(pysolvers, f"{cls.lower()}_solve_lim", None)
 
 
 def _conflicts(s) -> int:
