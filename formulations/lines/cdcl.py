@@ -64,6 +64,7 @@ NAMED_MODES = {
     "starts-glucose": Mode("starts", "", 0.05, 200_000, True),  # first solutions, until 2026-12
     "order-cadical": Mode("order", "", 0.5, 200_000, True, "cadical195"),
     "order-glucose": Mode("order", "", 0.25, 2_000_000, False),  # uniqueness
+    "order-cadical-all": Mode("order", "", 0.5, 2_000_000, False, "cadical195"),
 }
 MODES = {False: NAMED_MODES["order-cadical"], True: NAMED_MODES["order-glucose"]}
 PROBE_CLAUSES = True  # 50 of taai2011's second half: 14.6 s CPU with them, 17.3 s without
