@@ -56,7 +56,7 @@ class Mode:
 # second: paired against the earlier valid-starts encoding with Glucose on every 10th puzzle of
 # seven tournament sets, 0.765 of its CPU (0.61-0.92 per set; docs/line_core.md, fifth step).
 # CaDiCaL needs long slices: with 50 ms slices it took 42 s on six hard residuals against 15 s
-# with half a second (every solve call starts its search schedule again). For uniqueness, proving that no other solution exists, the order
+# with half a second. For uniqueness, proving that no other solution exists, the order
 # encoding with Glucose, which decided more of the survey and MiniZinc puzzles, faster.
 # Two solvers side by side crashed the process on Ctrl-C (SIGSEGV in Glucose's destructor after
 # the interrupt, webpbn #22336 with uniqueness, 2 of 3 runs): one solver per mode.
@@ -412,8 +412,8 @@ def _solve_limited(s) -> bool | None:
     """``s.solve_limited()`` within its budget, with no signal handler of pysat's: for the
     MiniSat family ``expect_interrupt=True`` says so; pysat's CaDiCaL classes ignore it and
     install their own SIGINT handler on the main thread, so for them the call pysat makes is
-    made with that flag off (a Ctrl-C with pysat's handler crashed the process: SIGSEGV,
-    docs/line_core.md). The caller blocks SIGINT meanwhile (:func:`_blocked`)."""
+    made with that flag off (a precaution: a Ctrl-C with CaDiCaL beside Glucose crashed the
+    process, SIGSEGV, docs/line_core.md). The caller blocks SIGINT meanwhile (:func:`_blocked`)."""
     native = getattr(s, "solver", s)
     lim = _cadical_solve_lim(type(native).__name__)
     if lim is None:
