@@ -96,6 +96,7 @@ COMPILED_ORDER = 3  # compiled: the first colour (0 white, 1 black, 2 larger cut
 # compiled: skip a colour an earlier probe of the pass implied (off: both colours of every cell
 # probed, so every cell has both cuts for the branching score and for incremental reuse)
 COMPILED_SKIP_IMPLIED = False
+CDCL_FIRST_FROM_NARROWED = False  # a first solution's CDCL from the root as the search narrowed it
 HYBRID_CANDIDATES = 6  # cells the hybrid rule takes from the probability rule and probes
 CELLS_PER_CLOCK_READ = 4096  # open cells scored between two reads of the clock (~5 ms here)
 
@@ -799,7 +800,8 @@ def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1,
     # narrowed it in place: only by failed literals and by colours whose first child was
     # explored (their solutions are in ``solutions``, excluded again), so it holds every
     # solution not found yet
-    start = root.copy() if cdcl_after is not None and max_solutions <= 1 else root
+    start = root.copy() if (cdcl_after is not None and max_solutions <= 1
+                            and not CDCL_FIRST_FROM_NARROWED) else root
     try:
         if use_compiled:
             exhausted = _run_compiled(search, root, compiled_probes)
