@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from formulations.lines import Engine, solve_lines
+from formulations.lines import Engine, cdcl, solve_lines
 from formulations.lines.cdcl import NAMED_MODES, probe_clauses, residual_cnf, solve_residual
 from formulations.puzzle import check_grid
 from formulations.results import Status
@@ -112,6 +112,24 @@ def test_search_with_cdcl_at_once_matches_brute_force(max_solutions):
             check_search(p, sols, r)
         else:
             assert set(r.solutions) <= sols and (r.status is Status.SOLVED) == bool(sols)
+
+
+@pytest.mark.parametrize("mode", sorted(NAMED_MODES))
+def test_every_residual_mode_finds_exactly_the_solutions(mode, monkeypatch):
+    # each named mode (its encoding, solver and the solver's own options), for a first solution
+    # and for every solution, against brute force
+    monkeypatch.setitem(cdcl.MODES, False, NAMED_MODES[mode])
+    monkeypatch.setitem(cdcl.MODES, True, NAMED_MODES[mode])
+    rng = random.Random(31)
+    for t in range(30):
+        p = random_puzzle(rng, rng.randint(3, 6), rng.randint(3, 5))
+        if t % 3 == 0:
+            p = shuffled_rows(rng, p)
+        sols = brute_solutions(p)
+        first = solve_lines(p, max_solutions=1, cdcl_after=0)
+        assert set(first.solutions) <= sols and (first.status is Status.SOLVED) == bool(sols)
+        every = solve_lines(p, max_solutions=len(sols) + 1, cdcl_after=0)
+        assert every.exhausted and set(every.solutions) == sols, (mode, t)
 
 
 def test_the_fallback_agrees_with_the_search_on_larger_random_puzzles():
