@@ -3,7 +3,7 @@ base, probe budget before the CDCL fallback, first colour, whether a first solut
 starts from the root as the search narrowed it; ``formulations.lines.search``):
 every puzzle is solved with both in one process, their order alternating, CPU by
 ``time.process_time``, every grid checked against the clues, and whether the CDCL fallback was
-reached recorded (docs/line_core.md, "Restarts in the compiled search").
+reached recorded (docs/line_core.md, "Stable mode, and where the time still goes").
 
     python bench/search_params_paired.py --old 0:200000:3 --new 300:200000:3 --every 10 \\
         --out records.jsonl    # all tournament sets; RESTART_BASE:PROBES:ORDER[:NARROWED]

@@ -54,8 +54,9 @@ class Mode:
 
 # By whether a further solution is asked for (``max_solutions`` > 1, uniqueness). For a first
 # solution (the tournament rules) the order encoding and CaDiCaL 1.9.5 in slices of about half a
-# second (in stable mode since the sixth step, below): paired against the earlier valid-starts encoding with Glucose on every 10th puzzle of
-# seven tournament sets, 0.765 of its CPU (0.61-0.92 per set; docs/line_core.md, fifth step).
+# second (in stable mode since the sixth step, below): paired against the earlier valid-starts
+# encoding with Glucose on every 10th puzzle of seven tournament sets, 0.765 of its CPU
+# (0.61-0.92 per set; docs/line_core.md, fifth step).
 # CaDiCaL needs long slices: with 50 ms slices it took 42 s on six hard residuals against 15 s
 # with half a second. For uniqueness, proving that no other solution exists, the order
 # encoding with Glucose, which decided more of the survey and MiniZinc puzzles, faster.
