@@ -247,6 +247,9 @@ _RESIDUAL_INTERRUPT = """
 import os, signal, sys, threading, time
 from formulations.io import read_puzzle
 from formulations.lines import Engine, cdcl
+# a suite started in the background (nohup, `&`) passes SIGINT on as ignored: every solve would
+# then run to its end and the test skip; Python's own handler, as in a terminal
+signal.signal(signal.SIGINT, signal.default_int_handler)
 cdcl.MODES[False] = cdcl.NAMED_MODES[sys.argv[2]]
 eng = Engine(read_puzzle(sys.argv[1]))
 root = eng.initial_state()
