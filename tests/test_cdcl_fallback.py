@@ -116,20 +116,47 @@ def test_search_with_cdcl_at_once_matches_brute_force(max_solutions):
 
 @pytest.mark.parametrize("mode", sorted(NAMED_MODES))
 def test_every_residual_mode_finds_exactly_the_solutions(mode, monkeypatch):
-    # each named mode (its encoding, solver and the solver's own options), for a first solution
-    # and for every solution, against brute force
+    # each named mode (its encoding, its solver with the solver's own options) on the residual
+    # of line solving, for a first solution and for every solution, against brute force
     monkeypatch.setitem(cdcl.MODES, False, NAMED_MODES[mode])
     monkeypatch.setitem(cdcl.MODES, True, NAMED_MODES[mode])
     rng = random.Random(31)
+    several = 0
     for t in range(30):
-        p = random_puzzle(rng, rng.randint(3, 6), rng.randint(3, 5))
+        p = random_puzzle(rng, rng.randint(3, 6), rng.randint(3, 5), density=0.5)
         if t % 3 == 0:
             p = shuffled_rows(rng, p)
         sols = brute_solutions(p)
-        first = solve_lines(p, max_solutions=1, cdcl_after=0)
-        assert set(first.solutions) <= sols and (first.status is Status.SOLVED) == bool(sols)
-        every = solve_lines(p, max_solutions=len(sols) + 1, cdcl_after=0)
+        eng = Engine(p)
+        state = eng.initial_state()
+        if not eng.propagate(state, eng.initial_lines()):
+            assert not sols
+            continue
+        first = solve_residual(eng, state, [], 1, None)
+        assert set(first.solutions) <= sols and bool(first.solutions) == bool(sols), (mode, t)
+        every = solve_residual(eng, state, [], len(sols) + 1, None)
         assert every.exhausted and set(every.solutions) == sols, (mode, t)
+        several += len(sols) > 1
+    assert several  # the solver had open cells to decide, not only units
+
+
+@pytest.mark.parametrize("mode", sorted(m for m in NAMED_MODES if NAMED_MODES[m].options))
+def test_a_modes_solver_options_reach_the_solver(mode):
+    # pysat's configure ignores a name the solver does not know: the same random 3-SAT formula
+    # and conflict budget must search differently with the mode's options than without
+    from pysat.solvers import Solver
+
+    rng = random.Random(5)
+    cnf = [[rng.choice((-1, 1)) * rng.randint(1, 250) for _ in range(3)] for _ in range(1065)]
+    stats = []
+    for options in ((), NAMED_MODES[mode].options):
+        s = cdcl._new_solver(Solver, NAMED_MODES[mode].solver, cnf, options)
+        s.conf_budget(3000)
+        s.solve_limited()
+        stats.append(s.accum_stats())
+        s.delete()
+    assert stats[0]["conflicts"] == stats[1]["conflicts"] == 3000
+    assert stats[0] != stats[1]
 
 
 def test_the_fallback_agrees_with_the_search_on_larger_random_puzzles():
