@@ -65,7 +65,9 @@ def interrupt_cli(args: list[str], after: float,
     """``python -m formulations.solve ARGS --json`` interrupted (SIGINT, as Ctrl-C) ``after``
     seconds past the end of its imports (a wrapper prints ``main`` then: the imports' time
     depends on the machine's load, and a Ctrl-C during them is Python's own): its exit code,
-    its JSON record and its stderr; None when it ended before it could be interrupted. The
+    its JSON record and its stderr; None when it ended before it could be interrupted: when
+    it had exited, or when it had already written its answer (a Ctrl-C in the interpreter's
+    teardown, after ``main`` returned, ends the process by SIGINT itself, exit -2). The
     process never outlives the call."""
     proc = subprocess.Popen([sys.executable, "-c", _SOLVE_MAIN, *args, "--json"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -83,4 +85,8 @@ def interrupt_cli(args: list[str], after: float,
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-    return proc.returncode, json.loads(out) if out.strip() else None, err
+    record = json.loads(out) if out.strip() else None
+    if (proc.returncode == -signal.SIGINT and record is not None
+            and record.get("status") != "interrupted"):
+        return None  # answered before the signal: it met the teardown
+    return proc.returncode, record, err
