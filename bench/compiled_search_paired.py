@@ -21,10 +21,11 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus" / "taai-tcga-icga-tournament" / "question"
 
 
-def run(p, compiled: bool, time_limit: float, probes: int, unique: bool = False) -> dict:
+def run(p, compiled: bool, time_limit: float, probes: int | None, unique: bool = False) -> dict:
     t = time.process_time()
-    r = solve_puzzle(p, "lines", time_limit=time_limit, compiled=compiled,
-                     compiled_probes=probes, unique=unique)
+    budget = {} if probes is None else {"compiled_probes": probes}
+    r = solve_puzzle(p, "lines", time_limit=time_limit, compiled=compiled, unique=unique,
+                     **budget)
     cpu = time.process_time() - t
     ok = r.grid is not None and not check_grid(p, r.grid)
     if unique:  # decided: a second solution found (and checked), or none proved
@@ -55,7 +56,7 @@ def main() -> None:
         search.COMPILED_RESTART_BASE = a.restart_base
     if a.order is not None:
         search.COMPILED_ORDER = a.order
-    probes = search.COMPILED_PROBES if a.probes is None else a.probes
+    probes = a.probes  # None: the shipped budget of the mode (first solution or uniqueness)
     warm = next(iter(read_puzzles(CORPUS / "taai2011.txt")))
     run(warm, False, a.time_limit, probes)
     run(warm, True, a.time_limit, probes)

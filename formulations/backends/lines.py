@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 from formulations.lines import solve_lines
-from formulations.lines.search import CDCL_AFTER, COMPILED_PROBES, DEFAULT_GUESS, GUESS_RULES
+from formulations.lines.search import CDCL_AFTER, DEFAULT_GUESS, GUESS_RULES
 from formulations.puzzle import Puzzle
 from formulations.runtime.clock import NO_DEADLINE, Deadline
 from formulations.results import BackendError, RawAnswer, Status
@@ -22,7 +22,7 @@ def solve(puzzle: Puzzle, *, deadline: Deadline = NO_DEADLINE, seed: int | None 
           unique: bool = False, guess: str = DEFAULT_GUESS, probing: bool = True,
           sprints: bool = False, backjump: bool = False,
           cdcl_after: int = CDCL_AFTER, compiled: bool = True,
-          compiled_probes: int = COMPILED_PROBES) -> RawAnswer:
+          compiled_probes: int | None = None) -> RawAnswer:
     if guess not in GUESS_RULES:
         raise BackendError(f"guess must be one of {', '.join(GUESS_RULES)}, got {guess!r}")
     t0 = time.perf_counter()
