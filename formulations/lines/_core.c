@@ -2254,9 +2254,9 @@ done:
  * contradiction), its cuts are reused for the branching score. The stamps and cuts are saved
  * before a first child and put back after it.
  *
- * Luby restarts (`restart_base`, off in solve_lines), the first colour's order and score noise
- * are options; a restart begins again from the root as its failed literals and explored first
- * children narrowed it.
+ * Luby restarts (`restart_base`; solve_lines: 300 nodes a unit for a first solution, none for
+ * uniqueness), the first colour's order and score noise are options; a restart begins again
+ * from the root as its failed literals and explored first children narrowed it.
  *
  * The search stops when it has enough solutions, at a node or probe budget (the rest is then
  * the CDCL fallback's, from the root), at the deadline, or on a pending signal (read every
