@@ -505,3 +505,25 @@ def test_two_seeds_are_compared_and_a_seed_that_moves_the_figure_shows():
     from formulations.harness import release
     e = release.summarize(same0 + same1, resamples=200)["samplers"]["sa"]["sizes"]["10x10"]
     assert e["seed_agreement"]["intervals_overlap"]
+
+
+def test_a_run_whose_sampler_is_not_installed_stops_before_writing_anything(tmp_path):
+    # dimod and dwave-samplers made unimportable in the child, as on a machine without the extras:
+    # the run must say what to install and write no manifest and no (error) records
+    script = tmp_path / "without_dimod.py"
+    script.write_text("import runpy, sys\n"
+                      "for m in ('dimod', 'dwave', 'dwave.samplers'):\n"
+                      "    sys.modules[m] = None\n"
+                      f"sys.argv = [{str(ROOT / 'bench' / 'release.py')!r}] + sys.argv[1:]\n"
+                      "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    res = subprocess.run([sys.executable, str(script), "run", "--samplers", "pimc",
+                          "--baselines", "", "--out", str(out), "--quiet"],
+                         capture_output=True, text=True, env=env, timeout=120, cwd=ROOT)
+    assert res.returncode == 2, res.stderr
+    assert "pimc" in res.stderr and "pip install" in res.stderr
+    assert not (out / "records.jsonl.gz").exists() and not (out / "manifest.json").exists()
+    res = _cli("run", "--samplers", "no-such-sampler", "--baselines", "", "--out", str(out))
+    assert res.returncode == 2 and "no-such-sampler" in res.stderr
+    assert not out.exists()

@@ -679,6 +679,7 @@ def cmd_select(args) -> None:
 
 
 def cmd_run(args) -> None:
+    _check_backends([b for b in args.baselines.split(",") if b] + args.samplers.split(","))
     if not JANKO.is_file() and set(args.sizes.split(",")) - set(GENERATED_SIZES):
         sys.exit(f"janko corpus not found at {JANKO} (set NONOGRAM_CORPUS)")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -708,6 +709,22 @@ def cmd_run(args) -> None:
               log=lambda s: print(s, file=sys.stderr), desc="release",
               stamp={"session": entry["started"]})
     cmd_summary(args)
+
+
+def _check_backends(samplers: list[str]) -> None:
+    """Exit 2 before anything is written when a sampler is unknown or its solver is not
+    installed: its tasks would all become error records, which the resumed run keeps (it does
+    not retry them) and which stop the sampler's ladder (a run in a fresh environment without
+    the extras wrote 165 such records for pimc)."""
+    from formulations.backends import get_backend
+    from formulations.backends.base import BackendError
+
+    for name in samplers:
+        try:
+            get_backend("sa" if name == TUNED else name).check_available()
+        except BackendError as e:
+            print(f"release run: {e}", file=sys.stderr)
+            sys.exit(2)
 
 
 def cmd_summary(args) -> None:
