@@ -1,8 +1,9 @@
 """Paired CPU of the ``lines`` backend with two ways of solving the residual puzzle that the
 compiled search hands to the CDCL fallback (``formulations.lines.cdcl.NAMED_MODES``): every
-puzzle is solved with both in one process, their order alternating, CPU by
-``time.process_time``, every grid checked against the clues (docs/line_core.md, "The residual
-solver (issue 42, fifth step)").
+puzzle is solved with both in one process, their order alternating, CPU by the package's
+clock (:func:`formulations.runtime.cputime.cpu_seconds`: this process and its joined workers,
+so that a mode solving in a worker is timed like one solving in place), every grid checked
+against the clues (docs/line_core.md, "The residual solver (issue 42, fifth step)").
 
     python bench/cdcl_modes_paired.py --old starts-glucose --new order-cadical \\
         --sets taai2011,tcga2016,icga2017 --every 10 --out records.jsonl
@@ -12,12 +13,12 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import time
 from pathlib import Path
 
 from formulations.io import read_puzzles
 from formulations.lines import cdcl
 from formulations.puzzle import check_grid
+from formulations.runtime.cputime import cpu_seconds
 from formulations.solving import solve_puzzle
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,9 +27,9 @@ CORPUS = ROOT.parent / "shared" / "corpus" / "taai-tcga-icga-tournament" / "ques
 
 def run(p, mode: cdcl.Mode, unique: bool, time_limit: float) -> dict:
     cdcl.MODES[unique] = mode
-    t = time.process_time()
+    t = cpu_seconds()
     r = solve_puzzle(p, "lines", time_limit=time_limit, unique=unique)
-    cpu = time.process_time() - t
+    cpu = cpu_seconds() - t
     ok = r.grid is not None and not check_grid(p, r.grid)
     if unique:  # decided: a second solution found (and checked), or none proved
         ok = ok and r.unique is not None

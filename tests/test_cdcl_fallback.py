@@ -230,7 +230,8 @@ def test_corpus_verdicts_and_grids_unchanged(corpus_dir, where):
 
 def test_ctrl_c_during_the_cdcl_phase_exits_130(corpus_dir):
     # taai2021 #641: the search hands it to CDCL about 0.6 s after the imports (restarts, 400,000
-    # probes), then CaDiCaL runs 3.7-19 s here, so a Ctrl-C at 2 s lands in the CDCL phase
+    # probes), then CaDiCaL runs about 3.6 s here (one call in a worker since the eighth step;
+    # 3.7-19 s in slices before), so a Ctrl-C at 2 s lands in the CDCL phase
     # (taai2011 #591, used before, ends 1.1-5 s after them: a Ctrl-C at 2 s met the
     # interpreter's teardown in CI). With
     # pysat's own SIGINT handler (solve_limited without expect_interrupt) a Ctrl-C there crashed
@@ -320,3 +321,33 @@ def test_ctrl_c_inside_every_residual_solver_ends_it_within_a_second(corpus_dir,
     assert got.returncode == 0, got.stderr
     if int(got.stdout.split()[-1]) == 0:
         pytest.skip("every solve ended before its interrupt (a fast machine)")
+
+
+def test_the_worker_mode_stops_at_the_deadline_and_its_cpu_is_counted(corpus_dir, monkeypatch):
+    # taai2021 #641's residual takes CaDiCaL seconds: the worker is killed at the deadline
+    # (OutOfTime within half a second of it), none is left behind, and the package's clock
+    # counts the CPU it spent (the parent only waits)
+    import multiprocessing
+    import time
+
+    from formulations.io import read_puzzle
+    from formulations.runtime.clock import OutOfTime
+    from formulations.runtime.cputime import cpu_seconds
+
+    path = corpus_dir / "taai-tcga-icga-tournament" / "question" / "taai2021.txt"
+    if not path.is_file():
+        pytest.skip("no tournament sets in the corpus")
+    mode = NAMED_MODES["order-cadical-stable-all-worker"]
+    assert mode.worker and cdcl._Worker.possible()
+    monkeypatch.setitem(cdcl.MODES, False, mode)
+    eng = Engine(read_puzzle(f"{path}::641"))
+    root = eng.initial_state()
+    assert eng.propagate(root, eng.initial_lines())
+    c0, own0 = cpu_seconds(), time.process_time()
+    end = time.perf_counter() + 1.0
+    with pytest.raises(OutOfTime):
+        solve_residual(eng, root, [], 1, end)
+    assert time.perf_counter() - end < 0.5
+    assert not multiprocessing.active_children()
+    worker_cpu = (cpu_seconds() - c0) - (time.process_time() - own0)
+    assert worker_cpu > 0.02, worker_cpu

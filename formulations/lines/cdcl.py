@@ -19,7 +19,10 @@ for one that ``longjmp``s out of the C++ solver and can leave the process hung
 ``expect_interrupt=True`` (pysat then leaves Python's handler in place: with its own, a Ctrl-C
 crashed the process, SIGSEGV in 2 of 2 runs) and SIGINT blocked (where the platform lets us), the
 deadline and a pending Ctrl-C looked at between slices. A slice's length is aimed at the mode's ``slice_s`` (:data:`MODES`) by the rate
-the previous one showed.
+the previous one showed. A first solution's mode (since the eighth step) instead makes one
+uninterrupted solve call in a forked worker process, killed at the deadline or on Ctrl-C
+(:class:`_Worker`): slices cost CaDiCaL its schedule, and their budgets, set from a measured
+rate, made the same puzzle take 1.2-12 s from run to run.
 """
 from __future__ import annotations
 
@@ -51,6 +54,7 @@ class Mode:
     running: bool  # probe_clauses' running count
     solver: str = "glucose4"  # pysat's name of the first solver
     options: tuple[tuple[str, int], ...] = ()  # the solver's own options (CaDiCaL's configure)
+    worker: bool = False  # one solve call in a forked worker (:class:`_Worker`), not slices
 
 # By whether a further solution is asked for (``max_solutions`` > 1, uniqueness). For a first
 # solution (the tournament rules) the order encoding and CaDiCaL 1.9.5 in slices of about half a
@@ -73,12 +77,17 @@ NAMED_MODES = {
     # all 28 sets, not switched (docs/line_core.md, eighth step)
     "order-cadical-stable-all": Mode("order", "", 0.5, 2_000_000, False, "cadical195",
                                      (("stabilizeonly", 1),)),
+    "order-cadical-stable-all-worker": Mode("order", "", 0.5, 2_000_000, False, "cadical195",
+                                            (("stabilizeonly", 1),), worker=True),
 }
 # CaDiCaL's ``stabilizeonly`` (stable mode throughout: target phases and reluctant doubling
 # restarts, as its ``--sat`` configuration sets for satisfiable formulas, which a first
 # solution's residual is) paired against its default on every 10th puzzle of all 28 sets:
 # 271.3 s against 312.2 s CPU, 0.869 (bootstrap 95 % interval 0.80-0.95; docs/line_core.md).
-MODES = {False: NAMED_MODES["order-cadical-stable"], True: NAMED_MODES["order-glucose"]}
+# Since the eighth step, with every probe clause and one solve call in a worker (:class:`_Worker`):
+# 256.7 s against 272.0 s, 0.944 (0.87-1.01), and the same work on every run (the slices' budgets
+# follow the measured rate, so a hard residual took 1.2-12 s from run to run).
+MODES = {False: NAMED_MODES["order-cadical-stable-all-worker"], True: NAMED_MODES["order-glucose"]}
 PROBE_CLAUSES = True  # 50 of taai2011's second half: 14.6 s CPU with them, 17.3 s without
 
 
@@ -350,6 +359,12 @@ def solve_residual(eng, state: Sequence[int], known: Sequence[Grid], max_solutio
                 for i, row in enumerate(g) for j, v in enumerate(row)]
 
     new: list[Grid] = []
+    if mode.worker and _Worker.possible():
+        models, exhausted, conflicts = _Worker.solve(
+            res.clauses + extra + [block(g) for g in known], mode,
+            max_solutions - len(known), cells, end)
+        new = [_grid(eng, set(x for x in m if x > 0), res) for m in models]
+        return CdclResult(tuple(new), exhausted, conflicts)
     with _Portfolio(res.clauses + extra + [block(g) for g in known], mode) as port:
         while len(known) + len(new) < max_solutions:
             model = port.solve(end)
@@ -418,6 +433,109 @@ class _Portfolio:
                 return s.get_model() if got else None
             rate = self.budget[k] / max(took, 1e-4)
             self.budget[k] = int(max(MIN_BUDGET, min(rate * self.mode.slice_s, 4 * self.budget[k])))
+
+
+class _Worker:
+    """The residual solved by one uninterrupted ``solve`` call per model in a forked worker
+    process, killed at once at the deadline or on Ctrl-C (as the ``sat`` backend's search,
+    :mod:`formulations.backends.search_process`). In this process a solve can only be stopped
+    between conflict-bounded slices, and each slice's call starts CaDiCaL's restart and
+    inprocessing schedule again: on the eight hardest residuals of the tournament sets, three
+    seeds each, one call took 48.4 s of CPU against 62.8 s in half-second slices, the worst 3.8 s
+    against 7.2 s (docs/line_core.md, eighth step). The worker's CPU counts in
+    :func:`~formulations.runtime.cputime.cpu_seconds` once it is joined. Not where there is no
+    ``fork`` or in a daemonic process (a web solver's run, a Dask worker), which may have no
+    children: there the slices run in place."""
+
+    @staticmethod
+    def possible() -> bool:
+        import multiprocessing
+
+        return ("fork" in multiprocessing.get_all_start_methods()
+                and not multiprocessing.current_process().daemon)
+
+    @staticmethod
+    def solve(clauses: list[list[int]], mode: Mode, want: int, cells: int,
+              end: float | None) -> tuple[list[list[int]], bool, int]:
+        """Up to ``want`` models (their first ``cells`` literals), whether no other is left,
+        and the conflicts; OutOfTime at ``end`` (perf_counter)."""
+        import multiprocessing
+
+        from ..runtime.workers import exit_text
+
+        ctx = multiprocessing.get_context("fork")
+        recv, send = ctx.Pipe(duplex=False)
+        worker = ctx.Process(target=_worker_main, name="cdcl-worker", daemon=True,
+                             args=(send, clauses, mode, want, cells))
+        models: list[list[int]] = []
+        try:
+            # started with SIGINT blocked (the mask survives fork): a Ctrl-C meanwhile is
+            # raised here once the mask is back, and never reaches the worker's solver
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) \
+                if hasattr(signal, "pthread_sigmask") else None
+            try:
+                worker.start()
+            finally:
+                if mask is not None:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            send.close()
+            while True:
+                if end is not None and time.perf_counter() >= end:
+                    raise OutOfTime("cdcl")
+                wait = 0.05 if end is None else max(0.0, min(0.05, end - time.perf_counter()))
+                if recv.poll(wait):
+                    try:
+                        kind, value, conflicts = recv.recv()
+                    except EOFError:
+                        kind = "lost"
+                    if kind == "model":
+                        models.append(value)
+                        continue
+                    if kind == "end":
+                        return models, bool(value), conflicts
+                    if kind == "error":
+                        raise RuntimeError(f"the CDCL worker failed: {value}")
+                    raise RuntimeError("the CDCL worker ended without an answer "
+                                       f"({exit_text(worker.exitcode)})")
+                if not worker.is_alive() and not recv.poll(0):
+                    worker.join()
+                    raise RuntimeError("the CDCL worker ended without an answer "
+                                       f"({exit_text(worker.exitcode)})")
+        finally:  # the deadline, Ctrl-C, an error: the worker is killed and joined
+            if worker.pid is not None:
+                if worker.is_alive():
+                    worker.kill()
+                worker.join()
+            send.close()
+            recv.close()
+
+
+def _worker_main(conn, clauses: list[list[int]], mode: Mode, want: int, cells: int) -> None:
+    """:class:`_Worker`'s process: SIGINT stays blocked (its caller decides how a Ctrl-C ends;
+    pysat's own handler never runs), and it dies with its caller."""
+    from ..runtime.workers import die_with_parent
+
+    die_with_parent()
+    try:
+        from pysat.solvers import Solver
+
+        s = _new_solver(Solver, mode.solver, clauses, mode.options)
+        found = 0
+        exhausted = False
+        while found < want:
+            if not s.solve():
+                exhausted = True
+                break
+            model = s.get_model()[:cells]
+            conn.send(("model", model, 0))
+            found += 1
+            s.add_clause([-x for x in model])
+        conn.send(("end", exhausted, _conflicts(s)))
+        s.delete()
+    except Exception as exc:  # noqa: BLE001 - reported to the caller in words
+        conn.send(("error", f"{type(exc).__name__}: {exc}", 0))
+    finally:
+        conn.close()
 
 
 def _new_solver(make, name: str, clauses: list[list[int]], options: tuple[tuple[str, int], ...]):
