@@ -76,6 +76,9 @@ def run_nonosolve(binary: Path, key: str, puzzle, time_limit: float, unique: boo
     f.write_text(taai_text(key, puzzle))
     args = [str(binary), "-n", "2" if unique else "1", "--timeout", str(time_limit),
             "--format", "taai", str(f)]
+    # the mark set here: children reaped since the last call (the CDCL worker of a `lines` run
+    # just timed, which the package's clock already gave to that run) are not nonosolve's
+    child_cpu_delta()
     w0 = time.perf_counter()
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -115,6 +118,7 @@ def run_nonosolve_batch(binary: Path, puzzles: list, time_limit: float, unique: 
     q.write_text("".join(taai_text(k, p) for k, p in puzzles))
     args = [str(binary), "--taai", str(q), "-o", str(sol), "--log", str(log),
             "--timeout", str(time_limit)] + (["-n", "2"] if unique else [])
+    child_cpu_delta()  # the mark, as in run_nonosolve
     w0 = time.perf_counter()
     subprocess.run(args, capture_output=True, text=True)
     wall = time.perf_counter() - w0
