@@ -461,6 +461,8 @@ class _Worker:
         and the conflicts; OutOfTime at ``end`` (perf_counter)."""
         import multiprocessing
 
+        import pysat.solvers  # noqa: F401 - imported once here, inherited by every worker
+
         from ..runtime.workers import exit_text
 
         ctx = multiprocessing.get_context("fork")
