@@ -229,19 +229,17 @@ def test_corpus_verdicts_and_grids_unchanged(corpus_dir, where):
 
 
 def test_ctrl_c_during_the_cdcl_phase_exits_130(corpus_dir):
-    # taai2021 #641: the search hands it to CDCL about 0.6 s after the imports (restarts, 400,000
-    # probes), then CaDiCaL runs about 3.6 s here (one call in a worker since the eighth step;
-    # 3.7-19 s in slices before), so a Ctrl-C at 2 s lands in the CDCL phase
-    # (taai2011 #591, used before, ends 1.1-5 s after them: a Ctrl-C at 2 s met the
-    # interpreter's teardown in CI). With
-    # pysat's own SIGINT handler (solve_limited without expect_interrupt) a Ctrl-C there crashed
-    # the process (SIGSEGV, 2 of 2 runs here)
+    # icga2017 #631: the search hands it to CDCL about 0.6 s after the imports (restarts, 400,000
+    # probes), the phases take about 0.5 s, then CaDiCaL runs about 3 s in its worker (the
+    # ninth step; taai2021 #641, used before, now ends 1.6 s after them), so a Ctrl-C at 2 s
+    # lands in the CDCL phase. With pysat's own SIGINT handler (solve_limited without
+    # expect_interrupt) a Ctrl-C there crashed the process (SIGSEGV, 2 of 2 runs here)
     from helpers import interrupt_cli
 
-    path = corpus_dir / "taai-tcga-icga-tournament" / "question" / "taai2021.txt"
+    path = corpus_dir / "taai-tcga-icga-tournament" / "question" / "icga2017.txt"
     if not path.is_file():
         pytest.skip("no tournament sets in the corpus")
-    got = interrupt_cli([f"{path}::641", "--backend", "lines"], after=2.0, timeout=60)
+    got = interrupt_cli([f"{path}::631", "--backend", "lines"], after=2.0, timeout=60)
     if got is None:
         pytest.skip("the run ended before it could be interrupted (a fast machine)")
     code, record, err = got

@@ -55,6 +55,7 @@ class Mode:
     solver: str = "glucose4"  # pysat's name of the first solver
     options: tuple[tuple[str, int], ...] = ()  # the solver's own options (CaDiCaL's configure)
     worker: bool = False  # one solve call in a forked worker (:class:`_Worker`), not slices
+    phases: bool = False  # belief-propagation phases on every variable (:mod:`.phases`)
 
 # By whether a further solution is asked for (``max_solutions`` > 1, uniqueness). For a first
 # solution (the tournament rules) the order encoding and CaDiCaL 1.9.5 in slices of about half a
@@ -79,6 +80,9 @@ NAMED_MODES = {
                                      (("stabilizeonly", 1),)),
     "order-cadical-stable-all-worker": Mode("order", "", 0.5, 2_000_000, False, "cadical195",
                                             (("stabilizeonly", 1),), worker=True),
+    "order-cadical-stable-all-worker-bp": Mode("order", "", 0.5, 2_000_000, False, "cadical195",
+                                               (("stabilizeonly", 1),), worker=True,
+                                               phases=True),
 }
 # CaDiCaL's ``stabilizeonly`` (stable mode throughout: target phases and reluctant doubling
 # restarts, as its ``--sat`` configuration sets for satisfiable formulas, which a first
@@ -86,8 +90,11 @@ NAMED_MODES = {
 # 271.3 s against 312.2 s CPU, 0.869 (bootstrap 95 % interval 0.80-0.95; docs/line_core.md).
 # Since the eighth step, with every probe clause and one solve call in a worker (:class:`_Worker`):
 # 256.7 s against 272.0 s, 0.944 (0.87-1.01), and the same work on every run (the slices' budgets
-# follow the measured rate, so a hard residual took 1.2-12 s from run to run).
-MODES = {False: NAMED_MODES["order-cadical-stable-all-worker"], True: NAMED_MODES["order-glucose"]}
+# follow the measured rate, so a hard residual took 1.2-12 s from run to run). Since the ninth,
+# with belief-propagation phases on every variable (:mod:`.phases`): 206.8 s against 245.0 s,
+# 0.844 (0.78-0.90), no puzzle over 5 s (two before).
+MODES = {False: NAMED_MODES["order-cadical-stable-all-worker-bp"],
+         True: NAMED_MODES["order-glucose"]}
 PROBE_CLAUSES = True  # 50 of taai2011's second half: 14.6 s CPU with them, 17.3 s without
 
 
@@ -106,18 +113,22 @@ _TRUE, _FALSE = True, False  # constant literals while a clause is built (droppe
 ENCODINGS = ("order", "starts")
 
 
-def residual_cnf(eng, state: Sequence[int], encoding: str = "order") -> Residual | None:
+def residual_cnf(eng, state: Sequence[int], encoding: str = "order",
+                 meta: dict[int, tuple[str, int, int, int]] | None = None) -> Residual | None:
     """The residual puzzle of a black-and-white ``state`` as CNF, or None when some line has no
     placement left (the state is contradictory). ``encoding``: ``order`` (:func:`_order_cnf`) or
-    ``starts`` (:func:`_starts_cnf`); both have exactly the solutions within the state."""
+    ``starts`` (:func:`_starts_cnf`); both have exactly the solutions within the state.
+    ``meta`` (``order`` only) receives what each variable past the cells means: ``("Y", line,
+    block, p)`` the block starts at or before ``p``, ``("C", line, block, c)`` it covers ``c``."""
     if eng.C != 2:
         raise ValueError("the CDCL fallback handles black-and-white puzzles only")
     if encoding not in ENCODINGS:
         raise ValueError(f"unknown encoding {encoding!r}: {', '.join(ENCODINGS)}")
-    return _order_cnf(eng, state) if encoding == "order" else _starts_cnf(eng, state)
+    return _order_cnf(eng, state, meta) if encoding == "order" else _starts_cnf(eng, state)
 
 
-def _order_cnf(eng, state: Sequence[int]) -> Residual | None:
+def _order_cnf(eng, state: Sequence[int],
+               meta: dict[int, tuple[str, int, int, int]] | None = None) -> Residual | None:
     """The ``order`` encoding of :func:`residual_cnf`.
 
     Per line and block ``j``, *order* variables "block ``j`` starts at or before ``p``" for
@@ -171,6 +182,8 @@ def _order_cnf(eng, state: Sequence[int]) -> Residual | None:
             for p in range(lo, hi):
                 top += 1
                 var[p] = top
+                if meta is not None:
+                    meta[top] = ("Y", line, len(order), p)
             order.append((lo, hi, var))
 
         def at_or_before(k: int, p: int, order=order):
@@ -200,6 +213,8 @@ def _order_cnf(eng, state: Sequence[int]) -> Residual | None:
                     forced[c] = True
                     continue
                 top += 1
+                if meta is not None:
+                    meta[top] = ("C", line, k, c)
                 add([-top, a])
                 add([-top, b])
                 add([top, neg(a), neg(b)])
@@ -346,7 +361,9 @@ def solve_residual(eng, state: Sequence[int], known: Sequence[Grid], max_solutio
     """Solutions within ``state`` other than ``known``, until ``len(known) + new`` reaches
     ``max_solutions`` or none is left. Raises :class:`OutOfTime` at ``end`` (perf_counter)."""
     mode = MODES[max_solutions > 1]
-    res = residual_cnf(eng, state, mode.encoding)
+    meta: dict[int, tuple[str, int, int, int]] | None = \
+        {} if mode.phases and mode.encoding == "order" else None
+    res = residual_cnf(eng, state, mode.encoding, meta)
     extra = probe_clauses(eng, state, mode.probe_literals, mode.running) \
         if res is not None and PROBE_CLAUSES else []
     if res is None or extra is None:
@@ -358,14 +375,18 @@ def solve_residual(eng, state: Sequence[int], known: Sequence[Grid], max_solutio
         return [-(i * res.w + j + 1) if v == black else i * res.w + j + 1
                 for i, row in enumerate(g) for j, v in enumerate(row)]
 
+    phases: list[int] = []
+    if meta is not None:
+        from .phases import bp_phases
+        phases = bp_phases(eng, state, meta)
     new: list[Grid] = []
     if mode.worker and _Worker.possible():
         models, exhausted, conflicts = _Worker.solve(
             res.clauses + extra + [block(g) for g in known], mode,
-            max_solutions - len(known), cells, end)
+            max_solutions - len(known), cells, end, phases)
         new = [_grid(eng, set(x for x in m if x > 0), res) for m in models]
         return CdclResult(tuple(new), exhausted, conflicts)
-    with _Portfolio(res.clauses + extra + [block(g) for g in known], mode) as port:
+    with _Portfolio(res.clauses + extra + [block(g) for g in known], mode, phases) as port:
         while len(known) + len(new) < max_solutions:
             model = port.solve(end)
             if model is None:
@@ -385,14 +406,14 @@ class _Portfolio:
     Glucose 27 s, CaDiCaL 3.4 s; taai2011 #721 1.4 s against 0.2 s; #571 0.85 s against 2.3 s).
     Every clause added later (a found solution excluded) goes to both."""
 
-    def __init__(self, clauses: list[list[int]], mode: Mode):
+    def __init__(self, clauses: list[list[int]], mode: Mode, phases: Sequence[int] = ()):
         from pysat.solvers import Solver
 
         self.mode = mode
         self._make = Solver
         self.clauses = clauses
         self.solvers = [_blocked(functools.partial(_new_solver, Solver, mode.solver, clauses,
-                                                   mode.options))]
+                                                   mode.options, phases))]
         self.cpu = [0.0]
         self.budget = [FIRST_BUDGET]
 
@@ -456,7 +477,7 @@ class _Worker:
 
     @staticmethod
     def solve(clauses: list[list[int]], mode: Mode, want: int, cells: int,
-              end: float | None) -> tuple[list[list[int]], bool, int]:
+              end: float | None, phases: Sequence[int] = ()) -> tuple[list[list[int]], bool, int]:
         """Up to ``want`` models (their first ``cells`` literals), whether no other is left,
         and the conflicts; OutOfTime at ``end`` (perf_counter)."""
         import multiprocessing
@@ -468,7 +489,7 @@ class _Worker:
         ctx = multiprocessing.get_context("fork")
         recv, send = ctx.Pipe(duplex=False)
         worker = ctx.Process(target=_worker_main, name="cdcl-worker", daemon=True,
-                             args=(send, clauses, mode, want, cells))
+                             args=(send, clauses, mode, want, cells, phases))
         models: list[list[int]] = []
         try:
             # started with SIGINT blocked (the mask survives fork): a Ctrl-C meanwhile is
@@ -512,7 +533,8 @@ class _Worker:
             recv.close()
 
 
-def _worker_main(conn, clauses: list[list[int]], mode: Mode, want: int, cells: int) -> None:
+def _worker_main(conn, clauses: list[list[int]], mode: Mode, want: int, cells: int,
+                 phases: Sequence[int] = ()) -> None:
     """:class:`_Worker`'s process: SIGINT stays blocked (its caller decides how a Ctrl-C ends;
     pysat's own handler never runs), and it dies with its caller."""
     from ..runtime.workers import die_with_parent
@@ -521,7 +543,7 @@ def _worker_main(conn, clauses: list[list[int]], mode: Mode, want: int, cells: i
     try:
         from pysat.solvers import Solver
 
-        s = _new_solver(Solver, mode.solver, clauses, mode.options)
+        s = _new_solver(Solver, mode.solver, clauses, mode.options, phases)
         found = 0
         exhausted = False
         while found < want:
@@ -540,11 +562,15 @@ def _worker_main(conn, clauses: list[list[int]], mode: Mode, want: int, cells: i
         conn.close()
 
 
-def _new_solver(make, name: str, clauses: list[list[int]], options: tuple[tuple[str, int], ...]):
-    """pysat's solver ``name`` on ``clauses``, given the solver's own ``options``."""
+def _new_solver(make, name: str, clauses: list[list[int]], options: tuple[tuple[str, int], ...],
+                phases: Sequence[int] = ()):
+    """pysat's solver ``name`` on ``clauses``, given the solver's own ``options`` and preferred
+    literals ``phases``."""
     s = make(name=name, bootstrap_with=clauses)
     if options:
         s.configure(dict(options))
+    if phases:
+        s.set_phases(list(phases))
     return s
 
 
