@@ -74,3 +74,22 @@ def test_bp_phases_give_every_variable_of_the_residual_one_literal():
         assert res is not None
         lits = bp_phases(eng, state, meta)
         assert sorted(abs(x) for x in lits) == list(range(1, res.variables + 1))
+
+
+def test_bp_phases_stop_at_the_deadline_and_skip_large_residuals(monkeypatch):
+    import time
+
+    from formulations.lines import phases
+    from formulations.runtime.clock import OutOfTime
+
+    p = random_puzzle(random.Random(5), 12, 12, density=0.5)
+    eng = Engine(p)
+    state = eng.initial_state()
+    assert eng.propagate(state, eng.initial_lines())
+    meta: dict = {}
+    assert cdcl.residual_cnf(eng, state, "order", meta) is not None
+    with pytest.raises(OutOfTime):
+        bp_phases(eng, state, meta, end=time.perf_counter())
+    assert bp_phases(eng, state, meta)  # within the work cap: phases
+    monkeypatch.setattr(phases, "MAX_WORK", 10)
+    assert bp_phases(eng, state, meta) == []  # above it: none, as before phases

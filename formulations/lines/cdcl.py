@@ -378,7 +378,7 @@ def solve_residual(eng, state: Sequence[int], known: Sequence[Grid], max_solutio
     phases: list[int] = []
     if meta is not None:
         from .phases import bp_phases
-        phases = bp_phases(eng, state, meta)
+        phases = bp_phases(eng, state, meta, end=end)
     new: list[Grid] = []
     if mode.worker and _Worker.possible():
         models, exhausted, conflicts = _Worker.solve(

@@ -20,9 +20,16 @@ model is still a solution and every solution a model.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
 
+from ..runtime.clock import OutOfTime
+
 ROUNDS = 20  # nonosolve's; 5 rounds gave 28.0 s on the six against 15.4 s with 20
+MAX_WORK = 40_000
+"""At most this much work a round (cells times blocks, summed over the lines; a 25x25 tournament
+puzzle has about 7,000, 0.155 s for its 20 rounds): a larger residual gets no phases, as before
+them, rather than seconds of Python before its solve."""
 _EPS = 1e-6
 
 
@@ -100,11 +107,14 @@ def _message(post: float, prior: float) -> float:
 
 
 def bp_phases(eng, state: Sequence[int], meta: dict[int, tuple[str, int, int, int]],
-              rounds: int = ROUNDS) -> list[int]:
+              rounds: int = ROUNDS, end: float | None = None) -> list[int]:
     """Preferred literals for the cells (variable ``i * w + j + 1``) and for the variables
     ``meta`` describes (``("Y", line, block, p)``: the block starts at or before ``p``;
-    ``("C", line, block, c)``: the block covers cell ``c``), on ``state`` of ``eng``."""
+    ``("C", line, block, c)``: the block covers cell ``c``), on ``state`` of ``eng``; none
+    above :data:`MAX_WORK`. Raises :class:`OutOfTime` at ``end`` (perf_counter)."""
     h, w = eng.h, eng.w
+    if sum(spec[0] * max(1, len(spec[1])) for spec in eng.specs) > MAX_WORK:
+        return []
     known = [[-1] * w for _ in range(h)]
     for i in range(h):
         W, K = state[2 * i], state[2 * i + 1]
@@ -116,6 +126,8 @@ def bp_phases(eng, state: Sequence[int], meta: dict[int, tuple[str, int, int, in
     to_row = [[0.5] * w for _ in range(h)]   # the row's message to each cell
     to_col = [[0.5] * w for _ in range(h)]   # the column's
     for _ in range(rounds):
+        if end is not None and time.perf_counter() >= end:
+            raise OutOfTime("cdcl")
         for i in range(h):
             wb = to_col[i]
             got = line_marginals(w, lens[i], known[i], wb)
