@@ -26,7 +26,7 @@ import numpy as np
 
 from formulations.runtime.clock import Deadline, OutOfTime
 from formulations.results import BackendError, RawAnswer, Status
-from formulations.runtime.workers import die_with_parent, exit_text
+from formulations.runtime.workers import die_with_parent, exit_text, forked_worker
 
 GRACE_S = 0.5
 """How long past the deadline the worker may run before it is killed (the solvers check their
@@ -105,24 +105,11 @@ def search(target: Callable[..., None], args: tuple, *, solver: str, unique: boo
 
 def _collect(target: Callable[..., None], args: tuple, solver: str, second_wanted: bool,
              deadline: Deadline) -> tuple[dict[str, tuple], bool, str]:
-    ctx = context()
-    recv, send = ctx.Pipe(duplex=False)
-    worker = ctx.Process(target=_run_target, name=f"{solver}-worker", daemon=True,
-                         args=(send, target, args, False))
     got: dict[str, tuple] = {}
     killed = False
-    try:
-        # the worker starts with SIGINT blocked (a mask survives fork and exec), so that a
-        # Ctrl-C before it blocks the signal itself cannot print its traceback; one that
-        # reaches this thread meanwhile is raised here once the mask is back
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) \
-            if hasattr(signal, "pthread_sigmask") else None
-        try:
-            worker.start()
-        finally:
-            if mask is not None:
-                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        send.close()
+    # Ctrl-C included: forked_worker kills and joins the worker, and KeyboardInterrupt goes on
+    with forked_worker(context(), _run_target, (target, args, False),
+                       f"{solver}-worker") as (worker, recv):
         while True:
             if recv.poll(0.1):
                 try:
@@ -139,13 +126,6 @@ def _collect(target: Callable[..., None], args: tuple, solver: str, second_wante
             elif deadline.past(GRACE_S):
                 killed = True
                 break
-    finally:  # Ctrl-C included: the worker is killed and joined, and KeyboardInterrupt goes on
-        if worker.pid is not None:
-            if worker.is_alive():
-                worker.kill()
-            worker.join()
-        send.close()
-        recv.close()
     return got, killed, exit_text(worker.exitcode)
 
 

@@ -484,24 +484,12 @@ class _Worker:
 
         import pysat.solvers  # noqa: F401 - imported once here, inherited by every worker
 
-        from ..runtime.workers import exit_text
+        from ..runtime.workers import exit_text, forked_worker
 
-        ctx = multiprocessing.get_context("fork")
-        recv, send = ctx.Pipe(duplex=False)
-        worker = ctx.Process(target=_worker_main, name="cdcl-worker", daemon=True,
-                             args=(send, clauses, mode, want, cells, phases))
         models: list[list[int]] = []
-        try:
-            # started with SIGINT blocked (the mask survives fork): a Ctrl-C meanwhile is
-            # raised here once the mask is back, and never reaches the worker's solver
-            mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) \
-                if hasattr(signal, "pthread_sigmask") else None
-            try:
-                worker.start()
-            finally:
-                if mask is not None:
-                    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-            send.close()
+        # the deadline, Ctrl-C, an error: forked_worker kills and joins the worker
+        with forked_worker(multiprocessing.get_context("fork"), _worker_main,
+                           (clauses, mode, want, cells, phases), "cdcl-worker") as (worker, recv):
             while True:
                 if end is not None and time.perf_counter() >= end:
                     raise OutOfTime("cdcl")
@@ -524,13 +512,6 @@ class _Worker:
                     worker.join()
                     raise RuntimeError("the CDCL worker ended without an answer "
                                        f"({exit_text(worker.exitcode)})")
-        finally:  # the deadline, Ctrl-C, an error: the worker is killed and joined
-            if worker.pid is not None:
-                if worker.is_alive():
-                    worker.kill()
-                worker.join()
-            send.close()
-            recv.close()
 
 
 def _worker_main(conn, clauses: list[list[int]], mode: Mode, want: int, cells: int,

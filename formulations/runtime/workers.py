@@ -9,6 +9,8 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -65,3 +67,33 @@ def protocol_stdout(binary: bool = False) -> IO:
     sys.stdout.flush()
     os.dup2(2, 1)
     return out
+
+
+@contextmanager
+def forked_worker(ctx: Any, target: Callable[..., None], args: tuple,
+                  name: str) -> Iterator[tuple[Any, Any]]:
+    """``(process, receiving end)`` of a daemonic ``multiprocessing`` worker ``target(send,
+    *args)`` of context ``ctx``, started with SIGINT blocked (a mask survives fork and exec: a
+    Ctrl-C before the worker blocks the signal itself cannot print its traceback or reach a
+    native solver's handler; one that reaches this thread meanwhile is raised here once the mask
+    is back). On leaving, whatever ends it (an answer, the deadline, Ctrl-C, an error), the
+    worker is killed if still alive and joined (its CPU then counts in the package's clock)."""
+    recv, send = ctx.Pipe(duplex=False)
+    worker = ctx.Process(target=target, name=name, daemon=True, args=(send, *args))
+    try:
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) \
+            if hasattr(signal, "pthread_sigmask") else None
+        try:
+            worker.start()
+        finally:
+            if mask is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        send.close()
+        yield worker, recv
+    finally:
+        if worker.pid is not None:
+            if worker.is_alive():
+                worker.kill()
+            worker.join()
+        send.close()
+        recv.close()
