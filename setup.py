@@ -12,4 +12,7 @@ setup(ext_modules=[Extension("formulations.lines._core", ["formulations/lines/_c
                              extra_compile_args=flags),
                    # the deduction trace's placement counts (formulations/lines/explain.py)
                    Extension("formulations.lines._count", ["formulations/lines/_count.c"],
+                             extra_compile_args=["-O3"]),
+                   # belief-propagation phases for the CDCL fallback (formulations/lines/phases.py)
+                   Extension("formulations.lines._bp", ["formulations/lines/_bp.c"],
                              extra_compile_args=["-O3"])])

@@ -90,6 +90,17 @@ def test_bp_phases_stop_at_the_deadline_and_skip_large_residuals(monkeypatch):
     assert cdcl.residual_cnf(eng, state, "order", meta) is not None
     with pytest.raises(OutOfTime):
         bp_phases(eng, state, meta, end=time.perf_counter())
+    with pytest.raises(OutOfTime):  # between two of the compiled rounds
+        bp_phases(eng, state, meta, rounds=10**9, end=time.perf_counter() + 0.05)
     assert bp_phases(eng, state, meta)  # within the work cap: phases
     monkeypatch.setattr(phases, "MAX_WORK", 10)
     assert bp_phases(eng, state, meta) == []  # above it: none, as before phases
+
+
+def test_bp_phases_refuse_a_meta_that_names_a_missing_block():
+    p = random_puzzle(random.Random(7), 6, 6, density=0.5)
+    eng = Engine(p)
+    state = eng.initial_state()
+    assert eng.propagate(state, eng.initial_lines())
+    with pytest.raises(ValueError, match="block"):
+        bp_phases(eng, state, {999: ("Y", 0, 50, 0)})
