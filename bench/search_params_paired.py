@@ -1,8 +1,8 @@
 """Paired CPU of the ``lines`` backend with two settings of the compiled search (Luby restart
 base, probe budget before the CDCL fallback, first colour, whether a first solution's CDCL
 starts from the root as the search narrowed it; ``formulations.lines.search``):
-every puzzle is solved with both in one process, their order alternating, CPU by
-``time.process_time``, every grid checked against the clues, and whether the CDCL fallback was
+every puzzle is solved with both in one process, their order alternating, CPU by the
+package's clock (``cpu_seconds``: the CDCL fallback's worker process included), every grid checked against the clues, and whether the CDCL fallback was
 reached recorded (docs/line_core.md, "Stable mode, and where the time still goes").
 
     python bench/search_params_paired.py --old 0:200000:3 --new 300:200000:3 --every 10 \\
@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
+import random
 from pathlib import Path
 
 from formulations.io.tournament import iter_tournament
 from formulations.lines import search
 from formulations.puzzle import check_grid
+from formulations.runtime.cputime import cpu_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus" / "taai-tcga-icga-tournament" / "question"
@@ -39,9 +40,9 @@ def run(p, setting: tuple[int, int, int, int], time_limit: float) -> dict:
     base, probes, order, narrowed = setting
     search.COMPILED_RESTART_BASE, search.COMPILED_ORDER = base, order
     search.CDCL_FIRST_FROM_NARROWED = bool(narrowed)
-    t = time.process_time()
+    t = cpu_seconds()
     r = search.solve_lines(p, time_limit=time_limit, compiled_probes=probes)
-    cpu = time.process_time() - t
+    cpu = cpu_seconds() - t
     ok = bool(r.solutions) and not check_grid(p, r.solutions[0])
     return {"cpu": cpu, "status": r.status.name, "ok": ok, "cdcl": r.cdcl, "nodes": r.nodes,
             "probes": r.probes}
@@ -98,7 +99,21 @@ def main() -> None:
               f"| {max(r['old']['cpu'] for r in rs):.2f} | {max(r['new']['cpu'] for r in rs):.2f} "
               f"| {sum(r['old']['cdcl'] for r in rs)} / {sum(r['new']['cdcl'] for r in rs)} "
               f"| {all(r['old']['ok'] and r['new']['ok'] for r in rs)} |")
-    print(f"all: old {grand[0]:.2f} s, new {grand[1]:.2f} s, new / old {grand[1] / grand[0]:.3f}")
+    lo, hi = ratio_interval(recs)
+    print(f"all: old {grand[0]:.2f} s, new {grand[1]:.2f} s, new / old {grand[1] / grand[0]:.3f} "
+          f"(95 % bootstrap interval over puzzles {lo:.3f}-{hi:.3f})")
+
+
+def ratio_interval(recs: list[dict], resamples: int = 2000, seed: int = 1) -> tuple[float, float]:
+    """The 2.5 and 97.5 % points of total new CPU over total old CPU, puzzles resampled."""
+    rng = random.Random(seed)
+    pairs = [(r["old"]["cpu"], r["new"]["cpu"]) for r in recs]
+    ratios = []
+    for _ in range(resamples):
+        pick = [pairs[rng.randrange(len(pairs))] for _ in pairs]
+        ratios.append(sum(n for _, n in pick) / sum(o for o, _ in pick))
+    ratios.sort()
+    return ratios[int(0.025 * resamples)], ratios[int(0.975 * resamples) - 1]
 
 
 if __name__ == "__main__":
