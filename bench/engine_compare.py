@@ -1,9 +1,12 @@
-"""The compiled line core against the previous pure-Python engine (a copy of the package kept
-outside the repository, ``--old``) and pbnsolve: same verdicts and grids, and CPU time.
+"""Two builds of the line engine (``--old``: a copy of the package kept outside the repository,
+or ``--old-rev REV``: the package at a git revision, its C extensions compiled here) against
+each other and pbnsolve: same verdicts and grids, and CPU time.
 
 Each engine runs every chosen puzzle in one worker process (``solve_lines(puzzle,
-max_solutions=2, time_limit=T)``, the settled-line memo cleared before each puzzle, CPU time of
-the call with ``time.process_time``); the engines alternate, round after round (``--repeats``),
+max_solutions=2, time_limit=T)``, or ``max_solutions=1`` with ``--first``; the settled-line
+memo cleared before each puzzle, CPU time of the call: this process and its waited-for
+children, the CDCL fallback's worker included); the engines alternate, round after round
+(``--repeats``),
 and pbnsolve (``pbnsolve -u -b FILE``, CPU from ``wait4``, as in ``bench/pbnsolve_bench.py``)
 runs once per puzzle and round in between. Times are medians over the rounds.
 
@@ -13,6 +16,12 @@ new / old and new / pbnsolve and a table of medians.
 
     python bench/engine_compare.py --old /work/wt/core-old --sets survey,minizinc,janko --repeats 3
     python bench/engine_compare.py --old /work/wt/core-old --sets survey --no-pbnsolve --repeats 1
+    python bench/engine_compare.py --old-rev HEAD~1 --sets tournament:20 --first --no-pbnsolve
+
+``tournament:N`` is every Nth puzzle of each TAAI / TCGA / ICGA tournament set (issue 42).
+With ``--first`` a differing grid is no fault in itself (many tournament puzzles have several
+solutions); the search counters (nodes, probes) are compared instead, and a build change that
+only makes the same search faster keeps them equal.
 """
 from __future__ import annotations
 
@@ -20,15 +29,29 @@ import argparse
 import hashlib
 import json
 import math
+import random
+import shutil
 import statistics
 import subprocess
 import sys
+import sysconfig
+import tarfile
+import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 
 
-def worker(tree: str, listing: str, limit: float) -> None:
+def cpu_now() -> float:
+    """CPU of this process and its waited-for children (the package's clock, which an old tree
+    may not have)."""
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + ru.ru_utime + ru.ru_stime
+
+
+def worker(tree: str, listing: str, limit: float, max_solutions: int) -> None:
     """In a child: import the package from ``tree`` and solve every listed puzzle."""
     sys.path.insert(0, tree)
     import formulations
@@ -39,18 +62,48 @@ def worker(tree: str, listing: str, limit: float) -> None:
     for path in Path(listing).read_text().splitlines():
         p = read_puzzle(path)
         clear_cache()
-        t0 = time.process_time()
-        r = solve_lines(p, max_solutions=2, time_limit=limit)
-        cpu = time.process_time() - t0
+        t0 = cpu_now()
+        r = solve_lines(p, max_solutions=max_solutions, time_limit=limit)
+        cpu = cpu_now() - t0
         sols = sorted(hashlib.sha1(repr(g).encode()).hexdigest()[:16] for g in r.solutions)
         print(json.dumps({"path": path, "status": r.status.value, "exhausted": r.exhausted,
                           "timed_out": r.timed_out, "solutions": sols, "nodes": r.nodes,
                           "probes": r.probes, "cpu_s": cpu}), flush=True)
 
 
-def run_engine(tree: Path, listing: Path, limit: float, nice: int) -> dict[str, dict]:
+def build_tree(rev: str, repo: Path) -> Path:
+    """The package at git revision ``rev`` in a temporary folder, its C extensions compiled
+    with setup.py's flags (the installed setuptools may be too old to build it)."""
+    tree = Path(tempfile.mkdtemp(prefix="engine-old-"))
+    archive = subprocess.run(["git", "-C", str(repo), "archive", rev, "formulations"],
+                             capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=__import__("io").BytesIO(archive)) as tar:
+        tar.extractall(tree, filter="data")
+    include = sysconfig.get_paths()["include"]
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    cc = shutil.which("gcc") or shutil.which("cc") or "cc"
+    for src in sorted((tree / "formulations" / "lines").glob("*.c")):
+        flags = ["-O3"] + (["-mpopcnt"] if src.stem == "_core" else [])
+        subprocess.run([cc, *flags, "-shared", "-fPIC", f"-I{include}", str(src), "-o",
+                        str(src.with_name(src.stem + suffix))], check=True)
+    return tree
+
+
+def tournament_files(corpus: Path, every: int) -> list[tuple[str, str, str]]:
+    """(set, puzzle, ``FILE::KEY``) for every ``every``-th puzzle of each tournament set."""
+    from formulations.io.tournament import iter_tournament
+
+    out = []
+    for f in sorted((corpus / "taai-tcga-icga-tournament" / "question").glob("*.txt")):
+        for key, _ in list(iter_tournament(f))[::every]:
+            out.append((f.stem, key, f"{f}::{key}"))
+    return out
+
+
+def run_engine(tree: Path, listing: Path, limit: float, nice: int,
+               max_solutions: int) -> dict[str, dict]:
     argv = ["nice", "-n", str(nice), sys.executable, __file__, "--worker", str(tree),
-            str(listing), str(limit)]
+            str(listing), str(limit), str(max_solutions)]
     out = subprocess.run(argv, capture_output=True, text=True, cwd="/")
     rows = {}
     for line in out.stdout.splitlines():
@@ -72,6 +125,23 @@ def verdict(row: dict | None) -> str:
     return "unique" if len(row["solutions"]) == 1 and row["exhausted"] else "multiple"
 
 
+def ratio_of_medians(pairs: list[tuple[float | None, float | None]], resamples: int = 2000,
+                     seed: int = 1) -> tuple[float, float, float]:
+    """Total new over total old of per-puzzle medians (puzzles both finished), with the 2.5 and
+    97.5 % points of the same ratio over puzzles resampled."""
+    both = [(o, n) for o, n in pairs if o is not None and n is not None]
+    if not both:
+        return float("nan"), float("nan"), float("nan")
+    rng = random.Random(seed)
+    ratios = []
+    for _ in range(resamples):
+        pick = [both[rng.randrange(len(both))] for _ in both]
+        ratios.append(sum(n for _, n in pick) / sum(o for o, _ in pick))
+    ratios.sort()
+    mid = sum(n for _, n in both) / sum(o for o, _ in both)
+    return ratios[int(0.025 * resamples)], mid, ratios[int(0.975 * resamples) - 1]
+
+
 def gmean(xs: list[float]) -> float:
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
@@ -79,6 +149,9 @@ def gmean(xs: list[float]) -> float:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--old", help="a tree holding the previous formulations/")
+    ap.add_argument("--old-rev", help="or a git revision of this checkout, built here")
+    ap.add_argument("--first", action="store_true",
+                    help="a first solution (max_solutions=1) instead of uniqueness")
     ap.add_argument("--new", default=None, help="the tree of the new engine (default: the installed "
                     "package's checkout)")
     ap.add_argument("--sets", default="survey,minizinc,janko")
@@ -89,10 +162,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpus", default=None, help="default: shared/corpus beside the checkout")
     ap.add_argument("--pbnsolve", default=None)
     ap.add_argument("--no-pbnsolve", action="store_true")
-    ap.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
-        worker(args.worker[0], args.worker[1], float(args.worker[2]))
+        worker(args.worker[0], args.worker[1], float(args.worker[2]), int(args.worker[3]))
         return 0
     # imported only here: a worker must import the package from the tree it is given, not
     # this one
@@ -107,11 +180,18 @@ def main(argv: list[str] | None = None) -> int:
 
     args.new = args.new or str(REPO)
     args.corpus = args.corpus or str(SHARED / "corpus")
+    if args.old_rev:
+        args.old = str(build_tree(args.old_rev, REPO))
     if not args.old:
-        ap.error("--old (the previous engine's tree) is required")
+        ap.error("--old (the previous engine's tree) or --old-rev is required")
+    max_solutions = 1 if args.first else 2
     only = set(filter(None, args.only.split(",")))
-    chosen = [(s, n, f) for s, n, f in puzzle_sets(Path(args.corpus), args.sets.split(","))
-              if not only or n in only]
+    names = args.sets.split(",")
+    chosen: list = []
+    for name in [n for n in names if n.startswith("tournament")]:
+        chosen += tournament_files(Path(args.corpus), int(name.partition(":")[2] or 10))
+    chosen += puzzle_sets(Path(args.corpus), [n for n in names if not n.startswith("tournament")])
+    chosen = [(s, n, f) for s, n, f in chosen if not only or n in only]
     RESULTS.mkdir(parents=True, exist_ok=True)
     listing = RESULTS / "engine_compare_puzzles.txt"
     listing.write_text("\n".join(str(f) for _, _, f in chosen) + "\n")
@@ -123,27 +203,40 @@ def main(argv: list[str] | None = None) -> int:
         order = ["old", "new"] if rnd % 2 == 0 else ["new", "old"]
         for name in order:
             t0 = time.perf_counter()
-            for path, row in run_engine(engines[name], listing, args.time_limit, args.nice).items():
+            for path, row in run_engine(engines[name], listing, args.time_limit, args.nice,
+                                        max_solutions).items():
                 runs[(name, path)].append(row)
             print(f"round {rnd + 1}: {name} engine {time.perf_counter() - t0:.1f} s",
                   file=sys.stderr)
         if binary is not None:
             for _, _, f in chosen:
+                if "::" in str(f):
+                    continue
                 got = run_pbnsolve(binary, f, args.time_limit, args.nice)
                 runs[("pbnsolve", str(f))].append({"verdict": got["verdict"], "cpu_s": got["cpu_s"]})
-    bad = 0
-    for s, n, f in chosen:
-        a, b = runs.get(("old", str(f)), [None])[0], runs.get(("new", str(f)), [None])[0]
-        if a is None or b is None or verdict(a) != verdict(b) or (a and b and a["solutions"] != b["solutions"]):
-            bad += 1
-            print(f"DIFFERENT {s} {n}: old {verdict(a)} {a and a['solutions']}, "
-                  f"new {verdict(b)} {b and b['solutions']}")
-    print(f"{len(chosen)} puzzles, {bad} with a different verdict or different solutions")
-
     def med(name: str, f: Path) -> float | None:
         rows = runs.get((name, str(f)), [])
         ok = [r["cpu_s"] for r in rows if (r.get("verdict") or verdict(r)) not in ("unknown", "none")]
         return statistics.median(ok) if ok and len(ok) == len(rows) else None
+
+    bad = 0
+    for s, n, f in chosen:
+        a, b = runs.get(("old", str(f)), [None])[0], runs.get(("new", str(f)), [None])[0]
+        same = (a and b and (a["solutions"] == b["solutions"] if not args.first
+                             else (a["nodes"], a["probes"]) == (b["nodes"], b["probes"])))
+        if a is None or b is None or verdict(a) != verdict(b) or not same:
+            bad += 1
+            print(f"DIFFERENT {s} {n}: old {verdict(a)} {a and a['solutions']}, "
+                  f"new {verdict(b)} {b and b['solutions']}")
+    print(f"{len(chosen)} puzzles, {bad} with a different verdict or different "
+          f"{'search counters' if args.first else 'solutions'}")
+    totals = {name: [sum(runs[(name, str(f))][k]["cpu_s"] for _, _, f in chosen)
+                     for k in range(args.repeats)] for name in ("old", "new")}
+    print("total CPU s per round: old " + ", ".join(f"{x:.2f}" for x in totals["old"])
+          + "; new " + ", ".join(f"{x:.2f}" for x in totals["new"]))
+    lo, mid, hi = ratio_of_medians([(med("old", f), med("new", f)) for _, _, f in chosen])
+    print(f"new / old, total of the per-puzzle medians: {mid:.3f} (95 % bootstrap interval "
+          f"over puzzles {lo:.3f}-{hi:.3f})")
 
     print("\n| set | puzzle | old s | compiled s | pbnsolve s | compiled/old | compiled/pbnsolve |")
     print("|---|---|---|---|---|---|---|")

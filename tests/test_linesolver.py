@@ -469,3 +469,27 @@ def test_janko_sample_needing_search(corpus_dir):
         if done == 4:
             break
     assert done == 4
+
+
+def test_settled_lines_are_remembered_until_the_memo_is_cleared():
+    # black-and-white lines of up to 64 cells go to the direct-mapped slots in front of the
+    # memo, longer ones to the memo itself: a second propagation of the same state settles
+    # (almost) no line again (a slot may have been taken by another line since: direct-mapped),
+    # and after a clear every line is settled again
+    import formulations.lines.engine as engine
+
+    rng = random.Random(17)
+    for h, w in ((12, 12), (70, 9)):  # columns of 70 cells: past the slots' 64
+        p = random_puzzle(rng, h, w, density=0.55)
+        eng = Engine(p)
+        engine.clear_cache()
+        solves = []
+        for _ in range(2):
+            before = eng.line_solves
+            eng.propagate(eng.initial_state(), eng.initial_lines())
+            solves.append(eng.line_solves - before)
+        assert solves[0] >= h + w and solves[1] <= solves[0] // 10, (h, w, solves)
+        engine.clear_cache()
+        before = eng.line_solves
+        eng.propagate(eng.initial_state(), eng.initial_lines())
+        assert eng.line_solves - before == solves[0], (h, w)  # the same work as the first time
