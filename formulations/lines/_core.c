@@ -945,9 +945,11 @@ static PyObject *core_prop(Core *c, PyObject *state, const int *first, int nfirs
     if (!nl) Py_RETURN_TRUE;
 
     /* the state as words, line by line when first touched (a probe touches few lines); a
-     * packed state (c->wio) is copied whole */
+     * packed state (c->wio, laid out as buf) is worked on in place, buf pointing at it until
+     * the end (no copy in or out: two state copies a probe in Core.dfs) */
+    u64 *own_buf = c->buf;
     if (c->wio) {
-        memcpy(c->buf, c->wio, c->off[nl] * sizeof(u64));
+        c->buf = c->wio;
         memset(c->loaded, 1, (size_t)nl);
     } else {
         memset(c->loaded, 0, (size_t)nl);
@@ -1101,8 +1103,8 @@ static PyObject *core_prop(Core *c, PyObject *state, const int *first, int nfirs
 #undef LOAD
     c->solves += solves;
     c->removed = removed;
-    if (c->wio) {  /* the packed state gets the narrowed words */
-        memcpy(c->wio, c->buf, c->off[nl] * sizeof(u64));
+    if (c->wio) {  /* the packed state has the narrowed words */
+        c->buf = own_buf;
         if (c->lstamp)
             for (int l = 0; l < nl; l++)
                 if (c->dirty[l]) c->lstamp[l] = c->stamp;
@@ -2678,6 +2680,18 @@ static int dfs_node(Dfs *D, int depth, long long bits)
     }
 }
 
+/* the first colour's rule of restart run `run` (from 0) under option `order`: 0-3 that rule on
+ * even runs and its mirror (white / black, larger / smaller cut) on odd ones; 4 the cycle
+ * smaller cut, white, larger cut, black; 5 smaller cut and white by turns */
+static int dfs_run_order(int order, long long run)
+{
+    static const int cycle4[4] = {3, 0, 2, 1};
+    if (order == 4) return cycle4[run % 4];
+    if (order == 5) return run % 2 == 0 ? 3 : 0;
+    if (run % 2 == 0) return order;
+    return order == 0 ? 1 : order == 1 ? 0 : order == 2 ? 3 : 2;
+}
+
 /* Luby's sequence 1 1 2 1 1 2 4 ... (i from 0) */
 static long long dfs_luby(long long i)
 {
@@ -2699,7 +2713,8 @@ PyDoc_STRVAR(dfs_doc,
 "restart_base > 0 (max_solutions 1 only): Luby restarts of restart_base nodes a unit from the\n"
 "root (as narrowed by explored subtrees), the first colour's order swapped every other run,\n"
 "scores times 1 + noise * uniform(0, 1) from the third run. order: the first colour (0 white,\n"
-"1 black, 2 the larger cut, 3 the smaller cut). incremental: a cell's two probes are made again\n"
+"1 black, 2 the larger cut, 3 the smaller cut; 4 those four in turn over the restarts, 5 the\n"
+"smaller cut and white in turn). incremental: a cell's two probes are made again\n"
 "only when a line their propagation settled has changed since (nonosolve's stamps).\n"
 "skip_implied (default true; solve_lines passes false): a colour an earlier probe of the same\n"
 "pass implied is not probed.");
@@ -2757,14 +2772,13 @@ static PyObject *Core_dfs(Core *c, PyObject *args)
         code = dfs_solution(&D, root);
     } else if (restart_base <= 0 || D.want > 1) {
         D.run_budget = -1;
-        D.run_order = D.order;
+        D.run_order = dfs_run_order(D.order, 0);
         code = dfs_node(&D, 0, bits);
     } else {
         for (long long run = 0;; run++) {
             D.run_budget = restart_base * dfs_luby(run);
             D.run_nodes = 0;
-            D.run_order = run % 2 == 0 ? D.order : D.order == 0 ? 1 : D.order == 1 ? 0
-                          : D.order == 2 ? 3 : 2;
+            D.run_order = dfs_run_order(D.order, run);
             D.run_noise = run < 2 ? 0.0 : D.noise;
             code = dfs_node(&D, 0, bits);
             if (code != DFS_RESTART) break;
