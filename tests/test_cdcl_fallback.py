@@ -229,10 +229,10 @@ def test_corpus_verdicts_and_grids_unchanged(corpus_dir, where):
 
 
 def test_ctrl_c_during_the_cdcl_phase_exits_130(corpus_dir):
-    # icga2017 #631: the search hands it to CDCL about 0.6 s after the imports (restarts, 400,000
-    # probes), the phases take about 0.5 s, then CaDiCaL runs about 3 s in its worker (the
-    # ninth step; taai2021 #641, used before, now ends 1.6 s after them), so a Ctrl-C at 2 s
-    # lands in the CDCL phase. With pysat's own SIGINT handler (solve_limited without
+    # icga2017 #631: the search hands it to CDCL about half a second after the imports
+    # (restarts, 300,000 probes), the compiled phases take milliseconds, then CaDiCaL runs about
+    # 3 s in its worker (the whole command about 4 s here; taai2021 #641, used before, now
+    # ends sooner), so a Ctrl-C at 2 s lands in the CDCL phase. With pysat's own SIGINT handler (solve_limited without
     # expect_interrupt) a Ctrl-C there crashed the process (SIGSEGV, 2 of 2 runs here)
     from helpers import interrupt_cli
 

@@ -90,12 +90,15 @@ SPRINT_RATE = 0.12    # share of probe sequences ending in a branch from which p
 SPRINT_LENGTH = 4000  # branches guessed without probing in one sprint
 CDCL_AFTER = 50     # search nodes before the rest goes to the CDCL solver (cdcl_after)
 # the compiled search's probes before the CDCL fallback: for uniqueness (max_solutions > 1) and
-# for a first solution (nonosolve's budget, 200,000 probe pairs; with restarts, below)
+# for a first solution (with restarts, below). A first solution's was 400,000 (nonosolve's
+# 200,000 probe pairs) until the CDCL fallback's phases were compiled; since, 300,000 took 0.957
+# of its CPU (95 % interval 0.943-0.973) and 200,000 0.962 (0.932-0.994), every 10th puzzle of
+# all 28 tournament sets (docs/line_core.md, tenth step)
 COMPILED_PROBES = 200_000
-COMPILED_PROBES_FIRST = 400_000
+COMPILED_PROBES_FIRST = 300_000
 COMPILED_INCREMENTAL = True  # compiled: a cell's probes made again only when their lines changed
 # compiled, first solution: Luby restarts of this many nodes a unit (0: none). With 400,000
-# probes, paired against none and 200,000 on every 10th puzzle of all 28 tournament sets, twice:
+# probes (then the budget), paired against none and 200,000 on every 10th puzzle of all 28 tournament sets, twice:
 # 0.918 of the CPU (95 % interval 0.86-0.98), CDCL reached 190-200 times instead of 340-348
 # (docs/line_core.md, seventh step)
 COMPILED_RESTART_BASE = 300
