@@ -472,7 +472,7 @@ def test_janko_sample_needing_search(corpus_dir):
 
 
 def test_settled_lines_are_remembered_until_the_memo_is_cleared():
-    # black-and-white lines of up to 64 cells go to the direct-mapped slots in front of the
+    # lines of up to 64 cells (three colours at most) go to the direct-mapped slots in front of the
     # memo, longer ones to the memo itself: a second propagation of the same state settles
     # (almost) no line again (a slot may have been taken by another line since: direct-mapped),
     # and after a clear every line is settled again

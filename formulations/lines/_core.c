@@ -673,8 +673,8 @@ static struct {
 
 static size_t MEMO_MAX_BYTES = (size_t)256 << 20;  /* memory bound of the memo, beside its entry count */
 
-/* In front of it, for lines whose masks fit in FAST_KW words (black-and-white lines of up to 64
- * cells, every tournament line): a direct-mapped table of 64-byte slots, key and result inline,
+/* In front of it, for lines whose masks fit in FAST_KW words (lines of up to 64 cells with at
+ * most three colours, background included: every tournament line): a direct-mapped table of 64-byte slots, key and result inline,
  * so that a lookup touches one cache line instead of a table slot and then its arena entry (a
  * profile of the compiled search on tournament puzzles, `perf record`, put 40 % of core_prop's
  * samples on that second, dependent miss; docs/line_core.md, tenth step). A line overwrites
