@@ -15,4 +15,4 @@ setup(ext_modules=[Extension("formulations.lines._core", ["formulations/lines/_c
                              extra_compile_args=["-O3"]),
                    # belief-propagation phases for the CDCL fallback (formulations/lines/phases.py)
                    Extension("formulations.lines._bp", ["formulations/lines/_bp.c"],
-                             extra_compile_args=["-O3"])])
+                             extra_compile_args=["-O3", "-ffp-contract=off"])])

@@ -16,7 +16,8 @@ new / old and new / pbnsolve and a table of medians.
 
     python bench/engine_compare.py --old /work/wt/core-old --sets survey,minizinc,janko --repeats 3
     python bench/engine_compare.py --old /work/wt/core-old --sets survey --no-pbnsolve --repeats 1
-    python bench/engine_compare.py --old-rev HEAD~1 --sets tournament:20 --first --no-pbnsolve
+    python bench/engine_compare.py --old-rev HEAD~1 [--new-rev HEAD] --sets tournament:20 --first \
+        --no-pbnsolve
 
 ``tournament:N`` is every Nth puzzle of each TAAI / TCGA / ICGA tournament set (issue 42).
 With ``--first`` a differing grid is no fault in itself (many tournament puzzles have several
@@ -82,9 +83,14 @@ def build_tree(rev: str, repo: Path) -> Path:
     include = sysconfig.get_paths()["include"]
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     cc = shutil.which("gcc") or shutil.which("cc") or "cc"
+    # the interpreter's own flags, as setuptools passes them (-fwrapv, -O3, ...), then
+    # setup.py's extra ones, so that both sides of a comparison are compiled alike
+    base = (sysconfig.get_config_var("CFLAGS") or "").split()
+    base += (sysconfig.get_config_var("CCSHARED") or "-fPIC").split()
+    extra = {"_core": ["-O3", "-mpopcnt"], "_bp": ["-O3", "-ffp-contract=off"]}
     for src in sorted((tree / "formulations" / "lines").glob("*.c")):
-        flags = ["-O3"] + (["-mpopcnt"] if src.stem == "_core" else [])
-        subprocess.run([cc, *flags, "-shared", "-fPIC", f"-I{include}", str(src), "-o",
+        flags = base + extra.get(src.stem, ["-O3"])
+        subprocess.run([cc, *flags, "-shared", f"-I{include}", str(src), "-o",
                         str(src.with_name(src.stem + suffix))], check=True)
     return tree
 
@@ -150,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--old", help="a tree holding the previous formulations/")
     ap.add_argument("--old-rev", help="or a git revision of this checkout, built here")
+    ap.add_argument("--new-rev", help="the new engine at a git revision too, built alike")
     ap.add_argument("--first", action="store_true",
                     help="a first solution (max_solutions=1) instead of uniqueness")
     ap.add_argument("--new", default=None, help="the tree of the new engine (default: the installed "
@@ -180,8 +187,13 @@ def main(argv: list[str] | None = None) -> int:
 
     args.new = args.new or str(REPO)
     args.corpus = args.corpus or str(SHARED / "corpus")
+    built = []
     if args.old_rev:
         args.old = str(build_tree(args.old_rev, REPO))
+        built.append(Path(args.old))
+    if args.new_rev:
+        args.new = str(build_tree(args.new_rev, REPO))
+        built.append(Path(args.new))
     if not args.old:
         ap.error("--old (the previous engine's tree) or --old-rev is required")
     max_solutions = 1 if args.first else 2
@@ -226,12 +238,16 @@ def main(argv: list[str] | None = None) -> int:
                              else (a["nodes"], a["probes"]) == (b["nodes"], b["probes"])))
         if a is None or b is None or verdict(a) != verdict(b) or not same:
             bad += 1
-            print(f"DIFFERENT {s} {n}: old {verdict(a)} {a and a['solutions']}, "
-                  f"new {verdict(b)} {b and b['solutions']}")
+            shown = (lambda r: r and (r["nodes"], r["probes"])) if args.first else (  # noqa: E731
+                lambda r: r and r["solutions"])
+            print(f"DIFFERENT {s} {n}: old {verdict(a)} {shown(a)}, new {verdict(b)} {shown(b)}")
     print(f"{len(chosen)} puzzles, {bad} with a different verdict or different "
           f"{'search counters' if args.first else 'solutions'}")
-    totals = {name: [sum(runs[(name, str(f))][k]["cpu_s"] for _, _, f in chosen)
+    complete = [f for _, _, f in chosen  # puzzles every round of both engines reported
+                if all(len(runs.get((name, str(f)), [])) == args.repeats for name in ("old", "new"))]
+    totals = {name: [sum(runs[(name, str(f))][k]["cpu_s"] for f in complete)
                      for k in range(args.repeats)] for name in ("old", "new")}
+    print(f"{len(complete)} of {len(chosen)} puzzles reported by every round")
     print("total CPU s per round: old " + ", ".join(f"{x:.2f}" for x in totals["old"])
           + "; new " + ", ".join(f"{x:.2f}" for x in totals["new"]))
     lo, mid, hi = ratio_of_medians([(med("old", f), med("new", f)) for _, _, f in chosen])
@@ -256,6 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     for s, (r1, r2) in per_set.items():
         print(f"| {s} | {len(r1)} | {gmean(r1):.2f} | {gmean(r2):.2f} | "
               f"{max(r2) if r2 else float('nan'):.2f} |")
+    for tree in built:
+        shutil.rmtree(tree, ignore_errors=True)
     return 1 if bad else 0
 
 

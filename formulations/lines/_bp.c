@@ -2,9 +2,10 @@
  * what and why): weighted forward-backward line marginals, rows and columns exchanging
  * messages for a number of rounds, then a preferred literal for every cell and every order /
  * cover variable. Compiled because the rounds cost 0.155 s of Python on a 25x25 tournament
- * residual, paid on every puzzle that reaches the fallback; here they cost about a
- * millisecond. The arithmetic is the Python version's, operation for operation (docs/line_core.md,
- * tenth step). Kept apart from _core.c, the engine's core. */
+ * residual, paid on every puzzle that reaches the fallback; here 4 ms with the call's
+ * Python around it. The arithmetic is the Python version's, operation for operation (docs/line_core.md,
+ * tenth step); setup.py builds it with -ffp-contract=off, so that no compiler fuses a multiply
+ * and an add where Python rounded twice. Kept apart from _core.c, the engine's core. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
@@ -143,8 +144,8 @@ static int marginals(Work *W, int n, const int *lens, int k, const signed char *
 /* the extrinsic message: the posterior with the incoming prior divided out, clamped */
 static double message(double post, double prior)
 {
+    post = post > POST_EPS ? post : POST_EPS;  /* max, then min, as Python did (NaN: POST_EPS) */
     post = post < 1 - POST_EPS ? post : 1 - POST_EPS;
-    post = post > POST_EPS ? post : POST_EPS;
     double y = post * (1 - prior), z = (1 - post) * prior, r = y / (y + z);
     r = r > MSG_EPS ? r : MSG_EPS;
     return r < 1 - MSG_EPS ? r : 1 - MSG_EPS;
@@ -181,6 +182,18 @@ static int clue_in(PyObject *seq, int **out, int *k)
     return 0;
 }
 
+/* a new list of the n doubles of a, or NULL (exception set) */
+static PyObject *float_list(const double *a, int n)
+{
+    PyObject *out = PyList_New(n);
+    for (int i = 0; out && i < n; i++) {
+        PyObject *x = PyFloat_FromDouble(a[i]);
+        if (!x) { Py_CLEAR(out); break; }
+        PyList_SET_ITEM(out, i, x);
+    }
+    return out;
+}
+
 PyDoc_STRVAR(line_marginals_doc,
 "line_marginals(n, lens, known, wb) -> (black, starts) | None\n\n"
 "Each cell's probability of being black and each block's start probabilities over the\n"
@@ -213,8 +226,9 @@ static PyObject *py_line_marginals(PyObject *self, PyObject *args)
     }
     for (int i = 0; i < n; i++) {
         long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(kf, i));
+        if (v == -1 && PyErr_Occurred()) goto done;
         double x = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(wf, i));
-        if (PyErr_Occurred()) goto done;
+        if (x == -1.0 && PyErr_Occurred()) goto done;
         known[i] = (signed char)(v == 0 ? 0 : v == 1 ? 1 : 2);
         wb[i] = x;
     }
@@ -224,14 +238,11 @@ static PyObject *py_line_marginals(PyObject *self, PyObject *args)
         res = Py_NewRef(Py_None);
         goto done;
     }
-    PyObject *bl = PyList_New(n), *st = PyList_New(k);
+    PyObject *bl = float_list(black, n), *st = PyList_New(k);
     if (!bl || !st) { Py_XDECREF(bl); Py_XDECREF(st); goto done; }
-    for (int i = 0; i < n; i++) PyList_SET_ITEM(bl, i, PyFloat_FromDouble(black[i]));
     for (int j = 0; j < k; j++) {
-        PyObject *row = PyList_New(n);
+        PyObject *row = float_list(starts + (size_t)j * n, n);
         if (!row) { Py_DECREF(bl); Py_DECREF(st); goto done; }
-        for (int p = 0; p < n; p++)
-            PyList_SET_ITEM(row, p, PyFloat_FromDouble(starts[(size_t)j * n + p]));
         PyList_SET_ITEM(st, j, row);
     }
     res = PyTuple_Pack(2, bl, st);
@@ -373,7 +384,7 @@ static PyObject *py_phases(PyObject *self, PyObject *args)
             from = p - lens[line][blk] + 1;
             if (from < 0) from = 0;
         }
-        double acc = 0.0;  /* left to right, as Python's sum() over the slice */
+        double acc = 0.0;  /* left to right, as Python 3.11's sum() over the slice was */
         for (int q = from; q <= p && q < n; q++) acc += s[(size_t)blk * n + q];
         PyObject *lit = PyLong_FromLong(acc >= 0.5 ? var : -var);
         if (!lit || PyList_Append(out, lit) < 0) { Py_XDECREF(lit); Py_DECREF(out); goto done; }

@@ -689,6 +689,7 @@ typedef struct { u64 h, tag, key[FAST_KW], val[FAST_KW]; } FastSlot;
 static struct {
     FastSlot *slot;       /* NULL until first used, or when it could not be had */
     u64 salt;
+    size_t count;         /* lines written since the last clear (the memo's bound counts them) */
     int failed;
 } fast;
 
@@ -712,6 +713,7 @@ static void memo_clear(void)
     memo.count = 0;
     if (memo.table) memset(memo.table, 0, memo.tcap * sizeof(size_t));
     fast.salt += 0x9E3779B97F4A7C16ULL;  /* even: a salted hash stays odd, never 0 */
+    fast.count = 0;
     memo.clears++;
 }
 
@@ -808,7 +810,7 @@ static PyObject *py_clear_cache(PyObject *self, PyObject *noargs)
 PyDoc_STRVAR(cache_info_doc, "cache_info() -> (entries, bytes, clears) of the settled-line memo.");
 static PyObject *py_cache_info(PyObject *self, PyObject *noargs)
 {
-    return Py_BuildValue("(nnL)", (Py_ssize_t)memo.count, (Py_ssize_t)(memo.used * 8),
+    return Py_BuildValue("(nnL)", (Py_ssize_t)(memo.count + fast.count), (Py_ssize_t)(memo.used * 8),
                          memo.clears);
 }
 
@@ -941,7 +943,9 @@ static PyObject *core_prop(Core *c, PyObject *state, const int *first, int nfirs
                            PyObject *record, PyObject *clock, Py_ssize_t cache_size)
 {
     int C = c->C, h = c->h, nl = c->nlines;
-    if (cache_size >= 0 && memo.count > (size_t)cache_size) memo_clear();
+    /* the bound counts the slots' writes too: "emptied whenever it outgrows cache_size" holds
+     * for every line, while the memo's table grows with its own entries only */
+    if (cache_size >= 0 && memo.count + fast.count > (size_t)cache_size) memo_clear();
     if (!nl) Py_RETURN_TRUE;
 
     /* the state as words, line by line when first touched (a probe touches few lines); a
@@ -1019,7 +1023,7 @@ static PyObject *core_prop(Core *c, PyObject *state, const int *first, int nfirs
                 fs->tag = tag | (u64)kind;
                 bs_copy(fs->key, old, kw);
                 bs_copy(fs->val, c->res, kw);
-                memo.count++;
+                fast.count++;
             } else if (memo_add(c->sids[lid], kw, old, hsh, kind, c->res) < 0) {
                 PyErr_NoMemory();
                 err = 1;
