@@ -286,7 +286,7 @@ assert eng.propagate(root, eng.initial_lines())
 inside = 0
 for delay in (0.3, 0.5, 0.8):
     timer = threading.Timer(delay, os.kill, (os.getpid(), signal.SIGINT))
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     timer.start()
     solved = False
     try:
@@ -294,9 +294,14 @@ for delay in (0.3, 0.5, 0.8):
         solved = True
         time.sleep(delay + 2)  # solved before the signal: it must land here
     except KeyboardInterrupt:
+        # the work done after the signal, in CPU: a slice's budget aims at half a second of
+        # the solver's pace, and on a loaded machine (a test suite on every core) its wall
+        # time stretches with the load (2.8 s once in CI); wall time only guards against a hang
         late = time.perf_counter() - t - delay
+        cpu = time.process_time() - c  # at most delay before the signal, then the rest
         inside += not solved
-        assert late < 1.0, f"the interrupt took {late:.2f} s to end the solve"
+        assert late < 5.0, f"the interrupt took {late:.2f} s to end the solve"
+        assert cpu < delay + 1.0, f"{cpu:.2f} s of CPU by the end of a solve interrupted at {delay}"
 print(inside)
 """
 
@@ -304,7 +309,8 @@ print(inside)
 @pytest.mark.parametrize("mode", sorted(NAMED_MODES))
 def test_ctrl_c_inside_every_residual_solver_ends_it_within_a_second(corpus_dir, mode):
     # taai2021 #641's residual takes every solver seconds; a SIGINT (Ctrl-C) 0.3-0.8 s into it
-    # must raise KeyboardInterrupt within a second and leave the process sound (CaDiCaL beside
+    # must raise KeyboardInterrupt within a second of the solver's work (CPU; wall time at most
+    # 5 s, for a loaded machine) and leave the process sound (CaDiCaL beside
     # Glucose once crashed it on Ctrl-C: SIGSEGV), three times in one process
     import subprocess
     import sys
