@@ -30,7 +30,7 @@ import argparse
 import hashlib
 import json
 import math
-import random
+import io
 import shutil
 import statistics
 import subprocess
@@ -78,7 +78,7 @@ def build_tree(rev: str, repo: Path) -> Path:
     tree = Path(tempfile.mkdtemp(prefix="engine-old-"))
     archive = subprocess.run(["git", "-C", str(repo), "archive", rev, "formulations"],
                              capture_output=True, check=True).stdout
-    with tarfile.open(fileobj=__import__("io").BytesIO(archive)) as tar:
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(tree, filter="data")
     include = sysconfig.get_paths()["include"]
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
@@ -129,23 +129,6 @@ def verdict(row: dict | None) -> str:
     if row["status"] == "infeasible":
         return "infeasible"
     return "unique" if len(row["solutions"]) == 1 and row["exhausted"] else "multiple"
-
-
-def ratio_of_medians(pairs: list[tuple[float | None, float | None]], resamples: int = 2000,
-                     seed: int = 1) -> tuple[float, float, float]:
-    """Total new over total old of per-puzzle medians (puzzles both finished), with the 2.5 and
-    97.5 % points of the same ratio over puzzles resampled."""
-    both = [(o, n) for o, n in pairs if o is not None and n is not None]
-    if not both:
-        return float("nan"), float("nan"), float("nan")
-    rng = random.Random(seed)
-    ratios = []
-    for _ in range(resamples):
-        pick = [both[rng.randrange(len(both))] for _ in both]
-        ratios.append(sum(n for _, n in pick) / sum(o for o, _ in pick))
-    ratios.sort()
-    mid = sum(n for _, n in both) / sum(o for o, _ in both)
-    return ratios[int(0.025 * resamples)], mid, ratios[int(0.975 * resamples) - 1]
 
 
 def gmean(xs: list[float]) -> float:
@@ -238,9 +221,9 @@ def main(argv: list[str] | None = None) -> int:
                              else (a["nodes"], a["probes"]) == (b["nodes"], b["probes"])))
         if a is None or b is None or verdict(a) != verdict(b) or not same:
             bad += 1
-            shown = (lambda r: r and (r["nodes"], r["probes"])) if args.first else (  # noqa: E731
-                lambda r: r and r["solutions"])
-            print(f"DIFFERENT {s} {n}: old {verdict(a)} {shown(a)}, new {verdict(b)} {shown(b)}")
+            key = ("nodes", "probes") if args.first else ("solutions",)
+            print(f"DIFFERENT {s} {n}: old {verdict(a)} {a and [a[k] for k in key]}, "
+                  f"new {verdict(b)} {b and [b[k] for k in key]}")
     print(f"{len(chosen)} puzzles, {bad} with a different verdict or different "
           f"{'search counters' if args.first else 'solutions'}")
     complete = [f for _, _, f in chosen  # puzzles every round of both engines reported
@@ -250,7 +233,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(complete)} of {len(chosen)} puzzles reported by every round")
     print("total CPU s per round: old " + ", ".join(f"{x:.2f}" for x in totals["old"])
           + "; new " + ", ".join(f"{x:.2f}" for x in totals["new"]))
-    lo, mid, hi = ratio_of_medians([(med("old", f), med("new", f)) for _, _, f in chosen])
+    from formulations.analysis.stats import total_ratio_interval
+
+    lo, mid, hi = total_ratio_interval([(o, n) for o, n in ((med("old", f), med("new", f))
+                                                            for _, _, f in chosen)
+                                        if o is not None and n is not None])
     print(f"new / old, total of the per-puzzle medians: {mid:.3f} (95 % bootstrap interval "
           f"over puzzles {lo:.3f}-{hi:.3f})")
 

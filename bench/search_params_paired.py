@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 from pathlib import Path
 
+from formulations.analysis.stats import total_ratio_interval
 from formulations.io.tournament import iter_tournament
 from formulations.lines import search
 from formulations.puzzle import check_grid
@@ -99,21 +99,10 @@ def main() -> None:
               f"| {max(r['old']['cpu'] for r in rs):.2f} | {max(r['new']['cpu'] for r in rs):.2f} "
               f"| {sum(r['old']['cdcl'] for r in rs)} / {sum(r['new']['cdcl'] for r in rs)} "
               f"| {all(r['old']['ok'] and r['new']['ok'] for r in rs)} |")
-    lo, hi = ratio_interval(recs)
+    lo, _, hi = total_ratio_interval([(r["old"]["cpu"], r["new"]["cpu"]) for r in recs])
     print(f"all: old {grand[0]:.2f} s, new {grand[1]:.2f} s, new / old {grand[1] / grand[0]:.3f} "
           f"(95 % bootstrap interval over puzzles {lo:.3f}-{hi:.3f})")
 
-
-def ratio_interval(recs: list[dict], resamples: int = 2000, seed: int = 1) -> tuple[float, float]:
-    """The 2.5 and 97.5 % points of total new CPU over total old CPU, puzzles resampled."""
-    rng = random.Random(seed)
-    pairs = [(r["old"]["cpu"], r["new"]["cpu"]) for r in recs]
-    ratios = []
-    for _ in range(resamples):
-        pick = [pairs[rng.randrange(len(pairs))] for _ in pairs]
-        ratios.append(sum(n for _, n in pick) / sum(o for o, _ in pick))
-    ratios.sort()
-    return ratios[int(0.025 * resamples)], ratios[int(0.975 * resamples) - 1]
 
 
 if __name__ == "__main__":

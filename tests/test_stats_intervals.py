@@ -68,3 +68,17 @@ def test_the_read_time_spread_widens_the_interval():
     assert spread.low < base.low and spread.high > base.high
     assert samples.low < base.low and samples.high > base.high
     assert tts99_interval(0, 0, 0.01) == (math.inf, math.inf)
+
+
+def test_total_ratio_interval_covers_the_ratio_and_shrinks_to_it_when_every_pair_agrees():
+    import random
+
+    from formulations.analysis.stats import total_ratio_interval
+
+    lo, mid, hi = total_ratio_interval([(t, 0.9 * t) for t in (0.1, 2.0, 0.5, 7.0)])
+    assert lo == pytest.approx(0.9) and mid == pytest.approx(0.9) and hi == pytest.approx(0.9)
+    rng = random.Random(4)
+    pairs = [(t, t * rng.uniform(0.5, 1.5)) for t in (rng.expovariate(1.0) for _ in range(200))]
+    lo, mid, hi = total_ratio_interval(pairs)
+    assert lo < mid < hi and hi - lo > 0.02  # noisy pairs: an interval with width around the ratio
+    assert mid == pytest.approx(sum(n for _, n in pairs) / sum(o for o, _ in pairs))

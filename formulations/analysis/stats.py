@@ -144,3 +144,23 @@ def tts99_interval(successes: int, reads: int, t_read: float, *, resamples: int 
 def tts99_point(successes: int, reads: int, t_read: float) -> float:
     """TTS99 itself (infinite when no read succeeded)."""
     return tts99(t_read, successes / reads) if reads > 0 else math.inf
+
+
+def total_ratio_interval(pairs: Sequence[tuple[float, float]], *, resamples: int = 2000,
+                         seed: int = 1) -> tuple[float, float, float]:
+    """Paired benchmarks (``bench/*_paired.py``, ``bench/engine_compare.py``): the ratio of the
+    new total to the old over ``(old, new)`` pairs (one per puzzle), with the 2.5 and 97.5 %
+    points of the same ratio over the puzzles resampled with replacement (``seed`` fixes the
+    draws, so a table's interval reproduces from its records)."""
+    import random
+
+    if not pairs:
+        return math.nan, math.nan, math.nan
+    rng = random.Random(seed)
+    ratios = []
+    for _ in range(resamples):
+        pick = [pairs[rng.randrange(len(pairs))] for _ in pairs]
+        ratios.append(sum(n for _, n in pick) / sum(o for o, _ in pick))
+    ratios.sort()
+    mid = sum(n for _, n in pairs) / sum(o for o, _ in pairs)
+    return ratios[int(0.025 * resamples)], mid, ratios[int(0.975 * resamples) - 1]
