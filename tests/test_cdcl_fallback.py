@@ -355,3 +355,52 @@ def test_the_worker_mode_stops_at_the_deadline_and_its_cpu_is_counted(corpus_dir
     assert not multiprocessing.active_children()
     worker_cpu = (cpu_seconds() - c0) - (time.process_time() - own0)
     assert worker_cpu > 0.02, worker_cpu
+
+
+def test_configurations_taking_turns_answer_as_one_solver_does():
+    # random 3-SAT near the threshold, satisfiable and not: with turns of a few conflicts the
+    # three configurations of the shipped mode all run, and the answer is a plain solve's; a
+    # model satisfies every clause
+    import dataclasses
+
+    from pysat.solvers import Solver
+
+    mode = dataclasses.replace(cdcl.MODES[False], turn=5)
+    assert mode.others  # the shipped first-solution mode takes turns
+    rng = random.Random(11)
+    answers, others_ran = set(), 0
+    for _ in range(12):
+        cnf = [[rng.choice((-1, 1)) * rng.randint(1, 120) for _ in range(3)] for _ in range(511)]
+        plain = Solver(name="cadical195", bootstrap_with=cnf)
+        want = plain.solve()
+        plain.delete()
+        s, sat, others = cdcl._turns(Solver, cnf, mode, [v for v in range(1, 121)])
+        assert sat == want
+        if sat:
+            model = set(s.get_model())
+            assert all(any(x in model for x in c) for c in cnf)
+        s.delete()
+        answers.add(sat)
+        others_ran += others > 0
+    assert answers == {True, False} and others_ran
+
+
+def test_turns_find_exactly_the_solutions_through_the_worker(monkeypatch):
+    # the shipped mode with turns of one conflict, through the forked worker, against brute force
+    import dataclasses
+
+    monkeypatch.setitem(cdcl.MODES, False, dataclasses.replace(cdcl.MODES[False], turn=1))
+    rng = random.Random(13)
+    found = 0
+    for t in range(12):
+        p = random_puzzle(rng, rng.randint(4, 6), rng.randint(4, 5), density=0.5)
+        sols = brute_solutions(p)
+        eng = Engine(p)
+        state = eng.initial_state()
+        if not eng.propagate(state, eng.initial_lines()):
+            assert not sols
+            continue
+        first = solve_residual(eng, state, [], 1, None)
+        assert set(first.solutions) <= sols and bool(first.solutions) == bool(sols), t
+        found += bool(first.solutions)
+    assert found

@@ -56,6 +56,10 @@ class Mode:
     options: tuple[tuple[str, int], ...] = ()  # the solver's own options (CaDiCaL's configure)
     worker: bool = False  # one solve call in a forked worker (:class:`_Worker`), not slices
     phases: bool = False  # belief-propagation phases on every variable (:mod:`.phases`)
+    # further CaDiCaL configurations that take turns with the first in the worker (:func:`_turns`):
+    # each its own options and whether it takes the phases; ``turn`` conflicts in a first turn
+    others: tuple[tuple[tuple[tuple[str, int], ...], bool], ...] = ()
+    turn: int = 0
 
 # By whether a further solution is asked for (``max_solutions`` > 1, uniqueness). For a first
 # solution (the tournament rules) the order encoding and CaDiCaL 1.9.5 in slices of about half a
@@ -83,6 +87,11 @@ NAMED_MODES = {
     "order-cadical-stable-all-worker-bp": Mode("order", "", 0.5, 2_000_000, False, "cadical195",
                                                (("stabilizeonly", 1),), worker=True,
                                                phases=True),
+    # the same, taking turns (:func:`_turns`) with another seed and with no phases
+    "order-cadical-stable-all-worker-bp-turns": Mode(
+        "order", "", 0.5, 2_000_000, False, "cadical195", (("stabilizeonly", 1),), worker=True,
+        phases=True, others=(((("stabilizeonly", 1), ("seed", 1)), True),
+                             ((("stabilizeonly", 1),), False)), turn=40_000),
 }
 # CaDiCaL's ``stabilizeonly`` (stable mode throughout: target phases and reluctant doubling
 # restarts, as its ``--sat`` configuration sets for satisfiable formulas, which a first
@@ -92,8 +101,11 @@ NAMED_MODES = {
 # 256.7 s against 272.0 s, 0.944 (0.87-1.01), and the same work on every run (the slices' budgets
 # follow the measured rate, so a hard residual took 1.2-12 s from run to run). Since the ninth,
 # with belief-propagation phases on every variable (:mod:`.phases`): 206.8 s against 245.0 s,
-# 0.844 (0.78-0.90), no puzzle over 5 s (two before).
-MODES = {False: NAMED_MODES["order-cadical-stable-all-worker-bp"],
+# 0.844 (0.78-0.90), no puzzle over 5 s (two before). Since the eleventh, taking turns with
+# another seed and with no phases (:func:`_turns`, from 40,000 conflicts): on the 225 residuals
+# of every 10th puzzle of the 28 sets 48.1 s against 47.1 s of CDCL CPU; on the 40 puzzles that
+# took longest in the whole-set runs 65.8 s against 80.1 s, the worst 5.2 s instead of 13.6 s.
+MODES = {False: NAMED_MODES["order-cadical-stable-all-worker-bp-turns"],
          True: NAMED_MODES["order-glucose"]}
 PROBE_CLAUSES = True  # 50 of taai2011's second half: 14.6 s CPU with them, 17.3 s without
 
@@ -524,23 +536,59 @@ def _worker_main(conn, clauses: list[list[int]], mode: Mode, want: int, cells: i
     try:
         from pysat.solvers import Solver
 
-        s = _new_solver(Solver, mode.solver, clauses, mode.options, phases)
+        s, sat, conflicts = _turns(Solver, clauses, mode, phases)
         found = 0
         exhausted = False
         while found < want:
-            if not s.solve():
+            if found and not s.solve():
+                exhausted = True
+                break
+            if not found and not sat:
                 exhausted = True
                 break
             model = s.get_model()[:cells]
             conn.send(("model", model, 0))
             found += 1
             s.add_clause([-x for x in model])
-        conn.send(("end", exhausted, _conflicts(s)))
+        conn.send(("end", exhausted, conflicts + _conflicts(s)))
         s.delete()
     except Exception as exc:  # noqa: BLE001 - reported to the caller in words
         conn.send(("error", f"{type(exc).__name__}: {exc}", 0))
     finally:
         conn.close()
+
+
+def _turns(make, clauses: list[list[int]], mode: Mode, phases: Sequence[int] = ()):
+    """The first answer on ``clauses``: (the solver that gave it, satisfiable, the conflicts of
+    the others). With ``mode.others``, the mode's own configuration and the others take turns
+    on the same clauses, each resumed where it stopped, the k-th round allowing each one
+    ``mode.turn * 2**k`` conflicts in all (a random residual's run time under one configuration
+    is heavy-tailed, and the configurations are seldom slow on the same residual:
+    docs/line_core.md, eleventh step); the first to answer is kept, the others are deleted."""
+    configs = [(mode.options, True)] + list(mode.others)
+    solvers: list = [None] * len(configs)
+    spent = [0] * len(configs)
+    if len(configs) == 1:
+        s = _new_solver(make, mode.solver, clauses, mode.options, phases)
+        return s, s.solve(), 0
+    limit = mode.turn
+    while True:
+        for k, (options, with_phases) in enumerate(configs):
+            if solvers[k] is None:
+                solvers[k] = _new_solver(make, mode.solver, clauses, options,
+                                         phases if with_phases else ())
+            s = solvers[k]
+            s.conf_budget(max(1, limit - spent[k]))
+            got = _solve_limited(s)
+            spent[k] = _conflicts(s)
+            if got is not None:
+                others = 0
+                for j, t in enumerate(solvers):
+                    if t is not None and j != k:
+                        others += _conflicts(t)
+                        t.delete()
+                return s, got, others
+        limit *= 2
 
 
 def _new_solver(make, name: str, clauses: list[list[int]], options: tuple[tuple[str, int], ...],
