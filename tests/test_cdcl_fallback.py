@@ -404,3 +404,32 @@ def test_turns_find_exactly_the_solutions_through_the_worker(monkeypatch):
         assert set(first.solutions) <= sols and bool(first.solutions) == bool(sols), t
         found += bool(first.solutions)
     assert found
+
+
+def test_the_residual_problem_a_bench_solves_is_the_workers():
+    # bench/cdcl_turns.py solves residual_problem's input under several modes: its models are
+    # solutions, and a state with a line of no placement left has none (None)
+    from pysat.solvers import Solver
+
+    rng = random.Random(17)
+    solved = 0
+    for _ in range(20):
+        p = random_puzzle(rng, rng.randint(4, 6), rng.randint(4, 5), density=0.5)
+        sols = brute_solutions(p)
+        eng = Engine(p)
+        state = eng.initial_state()
+        if not eng.propagate(state, eng.initial_lines()):
+            continue
+        clauses, cells, phases = cdcl.residual_problem(eng, state, cdcl.MODES[False])
+        assert cells == len(p.rows) * len(p.columns) and len(phases) >= cells
+        s, sat, _ = cdcl._turns(Solver, clauses, cdcl.MODES[False], phases)
+        assert sat == bool(sols)
+        if sat:
+            black = {x for x in s.get_model()[:cells] if x > 0}
+            w = len(p.columns)
+            grid = tuple(tuple(eng.colours[1] if i * w + j + 1 in black else eng.colours[0]
+                               for j in range(w)) for i in range(len(p.rows)))
+            assert grid in sols and check_grid(p, grid) == []
+            solved += 1
+        s.delete()
+    assert solved

@@ -373,13 +373,10 @@ def solve_residual(eng, state: Sequence[int], known: Sequence[Grid], max_solutio
     """Solutions within ``state`` other than ``known``, until ``len(known) + new`` reaches
     ``max_solutions`` or none is left. Raises :class:`OutOfTime` at ``end`` (perf_counter)."""
     mode = MODES[max_solutions > 1]
-    meta: dict[int, tuple[str, int, int, int]] | None = \
-        {} if mode.phases and mode.encoding == "order" else None
-    res = residual_cnf(eng, state, mode.encoding, meta)
-    extra = probe_clauses(eng, state, mode.probe_literals, mode.running) \
-        if res is not None and PROBE_CLAUSES else []
-    if res is None or extra is None:
+    problem = _problem(eng, state, mode, end)
+    if problem is None:
         return CdclResult((), True, 0)
+    res, extra, phases = problem
     cells = res.h * res.w
     black = eng.colours[1]
 
@@ -387,10 +384,6 @@ def solve_residual(eng, state: Sequence[int], known: Sequence[Grid], max_solutio
         return [-(i * res.w + j + 1) if v == black else i * res.w + j + 1
                 for i, row in enumerate(g) for j, v in enumerate(row)]
 
-    phases: list[int] = []
-    if meta is not None:
-        from .phases import bp_phases
-        phases = bp_phases(eng, state, meta, end=end)
     new: list[Grid] = []
     if mode.worker and _Worker.possible():
         models, exhausted, conflicts = _Worker.solve(
@@ -407,6 +400,35 @@ def solve_residual(eng, state: Sequence[int], known: Sequence[Grid], max_solutio
             new.append(g)
             port.add_clause(block(g))
         return CdclResult(tuple(new), False, port.conflicts())
+
+
+def _problem(eng, state: Sequence[int], mode: Mode, end: float | None):
+    """What ``mode`` solves for ``state``: its residual CNF, the probe clauses and the phases
+    (empty unless the mode takes them); None when the state is contradictory."""
+    meta: dict[int, tuple[str, int, int, int]] | None = \
+        {} if mode.phases and mode.encoding == "order" else None
+    res = residual_cnf(eng, state, mode.encoding, meta)
+    extra = probe_clauses(eng, state, mode.probe_literals, mode.running) \
+        if res is not None and PROBE_CLAUSES else []
+    if res is None or extra is None:
+        return None
+    phases: list[int] = []
+    if meta is not None:
+        from .phases import bp_phases
+        phases = bp_phases(eng, state, meta, end=end)
+    return res, extra, phases
+
+
+def residual_problem(eng, state: Sequence[int], mode: Mode, end: float | None = None
+                     ) -> tuple[list[list[int]], int, list[int]] | None:
+    """The input a first solution's worker gets for ``state`` under ``mode`` (clauses, the
+    number of cell variables, phases), or None when the state is contradictory: for
+    ``bench/cdcl_turns.py``, which solves the same input under several modes."""
+    problem = _problem(eng, state, mode, end)
+    if problem is None:
+        return None
+    res, extra, phases = problem
+    return res.clauses + extra, res.h * res.w, phases
 
 
 class _Portfolio:
