@@ -433,3 +433,23 @@ def test_the_residual_problem_a_bench_solves_is_the_workers():
             solved += 1
         s.delete()
     assert solved
+
+
+def test_the_residual_option_chooses_the_mode_and_names_the_choices():
+    # lines' `residual` option: the named mode settles the residual (uniqueness verdicts as brute
+    # force gives them, second grids found near the first), and an unknown name is refused
+    from formulations.backends.lines import solve as lines_solve
+    from formulations.results import BackendError
+
+    rng = random.Random(19)
+    seen = set()
+    for _ in range(14):
+        p = random_puzzle(rng, rng.randint(4, 6), rng.randint(4, 5), density=0.5)
+        sols = brute_solutions(p)
+        r = solve_lines(p, max_solutions=2, cdcl_after=0, compiled_probes=0,
+                        residual="order-cadical-stable-all-worker-bp-turns")
+        check_search(p, sols, r)
+        seen.add(min(len(sols), 2))
+    assert seen >= {1, 2}
+    with pytest.raises(BackendError, match="residual must be one of"):
+        lines_solve(random_puzzle(rng, 4, 4), residual="no-such-mode")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 
 from formulations.lines import solve_lines
+from formulations.lines.cdcl import NAMED_MODES
 from formulations.lines.search import CDCL_AFTER, DEFAULT_GUESS, GUESS_RULES
 from formulations.puzzle import Puzzle
 from formulations.runtime.clock import NO_DEADLINE, Deadline
@@ -22,14 +23,17 @@ def solve(puzzle: Puzzle, *, deadline: Deadline = NO_DEADLINE, seed: int | None 
           unique: bool = False, guess: str = DEFAULT_GUESS, probing: bool = True,
           sprints: bool = False, backjump: bool = False,
           cdcl_after: int = CDCL_AFTER, compiled: bool = True,
-          compiled_probes: int | None = None) -> RawAnswer:
+          compiled_probes: int | None = None, residual: str = "") -> RawAnswer:
     if guess not in GUESS_RULES:
         raise BackendError(f"guess must be one of {', '.join(GUESS_RULES)}, got {guess!r}")
+    if residual and residual not in NAMED_MODES:
+        raise BackendError(f"residual must be one of {', '.join(sorted(NAMED_MODES))}, "
+                           f"got {residual!r}")
     t0 = time.perf_counter()
     res = solve_lines(puzzle, max_solutions=2 if unique else 1, time_limit=deadline,
                       probing=probing, guess=guess, sprints=sprints, backjump=backjump,
                       cdcl_after=None if cdcl_after < 0 else cdcl_after, compiled=compiled,
-                      compiled_probes=compiled_probes)
+                      compiled_probes=compiled_probes, residual=residual or None)
     info = res.info()
     solve_s = time.perf_counter() - t0
     if res.status is Status.INFEASIBLE:
@@ -57,7 +61,10 @@ BACKENDS = [
         solve_fn=solve,
         requires=(),
         options={"guess": str, "probing": bool, "sprints": bool, "backjump": bool,
-                 "cdcl_after": int, "compiled": bool, "compiled_probes": int},
+                 "cdcl_after": int, "compiled": bool, "compiled_probes": int,
+                 # how the CDCL fallback solves the residual (formulations.lines.cdcl.NAMED_MODES);
+                 # order-cadical-stable-all-worker-bp-turns decides Knotty and Faase with --unique
+                 "residual": str},
         supports_unique=True,
         uses_model=False,
         presolves=True,

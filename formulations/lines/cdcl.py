@@ -369,10 +369,12 @@ class CdclResult:
 
 
 def solve_residual(eng, state: Sequence[int], known: Sequence[Grid], max_solutions: int,
-                   end: float | None) -> CdclResult:
+                   end: float | None, mode_name: str | None = None) -> CdclResult:
     """Solutions within ``state`` other than ``known``, until ``len(known) + new`` reaches
-    ``max_solutions`` or none is left. Raises :class:`OutOfTime` at ``end`` (perf_counter)."""
-    mode = MODES[max_solutions > 1]
+    ``max_solutions`` or none is left, by the mode ``mode_name`` (:data:`NAMED_MODES`; by
+    default :data:`MODES` by whether more than one is asked for). Raises :class:`OutOfTime` at
+    ``end`` (perf_counter)."""
+    mode = MODES[max_solutions > 1] if mode_name is None else NAMED_MODES[mode_name]
     problem = _problem(eng, state, mode, end)
     if problem is None:
         return CdclResult((), True, 0)
@@ -572,6 +574,8 @@ def _worker_main(conn, clauses: list[list[int]], mode: Mode, want: int, cells: i
             conn.send(("model", model, 0))
             found += 1
             s.add_clause([-x for x in model])
+            if found < want:  # the next solution looked for near this one, as nonosolve does
+                s.set_phases(model)
         conn.send(("end", exhausted, conflicts + _conflicts(s)))
         s.delete()
     except Exception as exc:  # noqa: BLE001 - reported to the caller in words

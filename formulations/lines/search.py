@@ -760,7 +760,8 @@ def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1,
                 time_limit: Deadline | float | None = None, probing: bool = True,
                 guess: str = DEFAULT_GUESS, sprints: bool = False,
                 backjump: bool = False, cdcl_after: int | None = CDCL_AFTER,
-                compiled: bool = True, compiled_probes: int | None = None) -> SearchResult:
+                compiled: bool = True, compiled_probes: int | None = None,
+                residual: str | None = None) -> SearchResult:
     """Find up to ``max_solutions`` distinct solutions by line solving, probing and search.
 
     ``exhausted`` in the result means the search proved there are no others (so with
@@ -774,6 +775,9 @@ def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1,
     docs/line_core.md "A compiled search"), with ``compiled_probes`` probes before the CDCL
     fallback instead of ``cdcl_after`` nodes (none: the search alone, to the end; by default
     :data:`COMPILED_PROBES_FIRST` for a first solution, :data:`COMPILED_PROBES` otherwise).
+    ``residual`` names how the CDCL fallback solves what is left (a key of
+    :data:`.cdcl.NAMED_MODES`; by default :data:`.cdcl.MODES` by whether a second solution is
+    asked for).
     """
     if guess not in GUESS_RULES:
         raise ValueError(f"unknown guess rule {guess!r}, choose from {', '.join(GUESS_RULES)}")
@@ -828,7 +832,7 @@ def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1,
         used_cdcl = True
         try:
             got = solve_residual(eng, start, list(search.solutions), search.max_solutions,
-                                 clock.end)
+                                 clock.end, residual)
             for g in got.solutions:
                 search.solutions.setdefault(g, None)
             exhausted = got.exhausted
