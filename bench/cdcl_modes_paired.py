@@ -7,6 +7,12 @@ against the clues (docs/line_core.md, "The residual solver (issue 42, fifth step
 
     python bench/cdcl_modes_paired.py --old starts-glucose --new order-cadical \\
         --sets taai2011,tcga2016,icga2017 --every 10 --out records.jsonl
+    python bench/cdcl_modes_paired.py --unique --old order-glucose \\
+        --new order-cadical-stable-all-worker-bp-turns --time-limit 30 \\
+        --files ../shared/corpus/wolter-survey-xml/knotty.xml,...
+
+With ``--files`` each row is one puzzle and names both verdicts (old / new: True unique,
+False not, None undecided within the limit).
 """
 from __future__ import annotations
 
@@ -31,10 +37,8 @@ def run(p, mode: cdcl.Mode, unique: bool, time_limit: float) -> dict:
     r = solve_puzzle(p, "lines", time_limit=time_limit, unique=unique)
     cpu = cpu_seconds() - t
     ok = r.grid is not None and not check_grid(p, r.grid)
-    if unique:  # decided: a second solution found (and checked), or none proved
-        ok = ok and r.unique is not None
-        if r.second_grid is not None:
-            ok = ok and not check_grid(p, r.second_grid)
+    if unique:  # every grid found checks (whether it was decided is ``unique``: None if not)
+        ok = (r.grid is None or ok) and (r.second_grid is None or not check_grid(p, r.second_grid))
     info = r.info if isinstance(r.info, dict) else {}
     return {"cpu": cpu, "status": r.status.name, "ok": ok, "unique": r.unique,
             "cdcl": bool(info.get("cdcl"))}
@@ -47,6 +51,9 @@ def main() -> None:
     ap.add_argument("--new-slice", type=float, default=None,
                     help="the new mode's aimed CPU per slice (default: the mode's)")
     ap.add_argument("--sets", default="taai2011,tcga2016,icga2017")
+    ap.add_argument("--files", default="",
+                    help="comma-separated puzzle files, each a row of its own, instead of --sets "
+                         "(say Knotty, Faase and the MiniZinc puzzles, with --unique)")
     ap.add_argument("--every", type=int, default=10)
     ap.add_argument("--time-limit", type=float, default=30.0)
     ap.add_argument("--unique", action="store_true",
@@ -66,14 +73,16 @@ def main() -> None:
           "| reach CDCL | all grids checked |")
     print("|---|---|---|---|---|---|---|---|---|")
     grand = [0.0, 0.0]
-    for name in a.sets.split(","):
-        ps = list(read_puzzles(CORPUS / f"{name}.txt"))[::a.every]
+    rows = ([(Path(f).stem, Path(f), 1) for f in a.files.split(",")] if a.files else
+            [(name, CORPUS / f"{name}.txt", a.every) for name in a.sets.split(",")])
+    for name, path, every in rows:
+        ps = list(read_puzzles(path))[::every]
         recs = []
         for k, p in enumerate(ps):
             got = {}
             for which in (("old", "new") if k % 2 == 0 else ("new", "old")):
                 got[which] = run(p, old if which == "old" else new, a.unique, a.time_limit)
-            rec = {"set": name, "index": k * a.every, "unique": a.unique, "old_mode": a.old,
+            rec = {"set": name, "index": k * every, "unique": a.unique, "old_mode": a.old,
                    "new_mode": a.new, "new_slice": a.new_slice, **got}
             recs.append(rec)
             if out:
@@ -85,9 +94,11 @@ def main() -> None:
         grand[1] += tn
         wo = max(recs, key=lambda r: r["old"]["cpu"])
         wn = max(recs, key=lambda r: r["new"]["cpu"])
-        if a.unique:
-            assert all(r["old"]["unique"] == r["new"]["unique"] for r in recs), "verdicts differ"
-        print(f"| {name} | {len(recs)} | {to:.2f} | {tn:.2f} | {tn / to:.2f} "
+        if a.unique:  # where both decided (one may have met the time limit)
+            assert all(r["old"]["unique"] == r["new"]["unique"] for r in recs
+                       if None not in (r["old"]["unique"], r["new"]["unique"])), "verdicts differ"
+        verdicts = "" if not a.files else f" ({recs[0]['old']['unique']} / {recs[0]['new']['unique']})"
+        print(f"| {name}{verdicts} | {len(recs)} | {to:.2f} | {tn:.2f} | {tn / to:.2f} "
               f"| {wo['old']['cpu']:.2f} (#{wo['index'] + 1}) | {wn['new']['cpu']:.2f} "
               f"(#{wn['index'] + 1}) | {sum(r['new']['cdcl'] for r in recs)} "
               f"| {all(r['old']['ok'] and r['new']['ok'] for r in recs)} |", flush=True)

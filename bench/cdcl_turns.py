@@ -106,7 +106,8 @@ def solve(problem, mode: cdcl.Mode) -> dict:
 def table(records: list[dict], modes: list[str]) -> None:
     by: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
     for r in records:
-        by[(r["group"], r["puzzle"])][r["mode"]] = r["cpu"]
+        if r["mode"] != "search":  # settled before the fallback
+            by[(r["group"], r["puzzle"])][r["mode"]] = r["cpu"]
     for g in sorted({g for g, _ in by}):
         rows = [v for (gg, _), v in by.items() if gg == g and all(m in v for m in modes)]
         print(f"{g}: {len(rows)} residuals, CDCL CPU s")

@@ -57,7 +57,8 @@ class Mode:
     worker: bool = False  # one solve call in a forked worker (:class:`_Worker`), not slices
     phases: bool = False  # belief-propagation phases on every variable (:mod:`.phases`)
     # further CaDiCaL configurations that take turns with the first in the worker (:func:`_turns`):
-    # each its own options and whether it takes the phases; ``turn`` conflicts in a first turn
+    # each its own options and whether it takes the phases; ``turn`` conflicts in a first turn.
+    # Only in the worker: where there is none (:meth:`_Worker.possible`) the first runs alone.
     others: tuple[tuple[tuple[tuple[str, int], ...], bool], ...] = ()
     turn: int = 0
 
