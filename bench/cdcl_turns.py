@@ -45,7 +45,7 @@ class _Reached(Exception):
 def residual_of(puzzle):
     """The first-solution fallback's input (clauses, cells, phases) for ``puzzle``, or None when
     the search settles it first."""
-    def grab(eng, state, known, max_solutions, end):
+    def grab(eng, state, known, max_solutions, end, mode_name=None):
         raise _Reached(cdcl.residual_problem(eng, state, cdcl.MODES[False], None))
 
     real = cdcl.solve_residual
