@@ -1,10 +1,11 @@
 """Ways of solving a first solution's CDCL residual (``formulations.lines.cdcl.NAMED_MODES``)
 compared on the residuals themselves, paired: each tournament puzzle that reaches the CDCL
 fallback is taken as far as ``solve_lines`` takes it (line solving, the compiled search to its
-probe budget), its residual CNF, probe clauses and belief-propagation phases are built once,
-and every mode solves that same input in this process, the modes' order rotating from puzzle to
-puzzle (``cdcl._turns``, what the forked worker runs; CPU by ``time.process_time``). The search
-before the fallback is the same for every mode, so it is left out: the figures are CDCL CPU only.
+probe budget), and every mode solves the residual of that same state in this process, the
+modes' order rotating from puzzle to puzzle: the input each mode builds (its encoding, probe
+clauses and phases, ``cdcl.residual_problem``, not timed), then ``cdcl._turns``, what the forked
+worker runs, timed by ``time.process_time``. The search before the fallback is the same for every
+mode, so it is left out: the figures are CDCL CPU only (the phases' few milliseconds excluded).
 
 Puzzles: every ``--every``-th of ``--sets`` (an unbiased sample of the residuals), and/or the
 ``--slowest N`` puzzles of tournament records (``bench/tournament.py``'s JSONL: the tail, chosen
@@ -36,27 +37,27 @@ DEFAULT_MODES = "order-cadical-stable-all-worker-bp,order-cadical-stable-all-wor
 
 
 class _Reached(Exception):
-    """The search handed its residual to the CDCL fallback: here is the fallback's input."""
+    """The search handed its residual to the CDCL fallback: here is its engine and state."""
 
-    def __init__(self, problem):
-        self.problem = problem
+    def __init__(self, eng, state):
+        self.eng, self.state = eng, list(state)
 
 
 def residual_of(puzzle):
-    """The first-solution fallback's input (clauses, cells, phases) for ``puzzle``, or None when
-    the search settles it first."""
+    """The engine and the state the first-solution fallback gets for ``puzzle``; "settled" when
+    the search settles it first, "timeout" when it does not within 60 s."""
     def grab(eng, state, known, max_solutions, end, mode_name=None):
-        raise _Reached(cdcl.residual_problem(eng, state, cdcl.MODES[False], None))
+        raise _Reached(eng, state)
 
     real = cdcl.solve_residual
     cdcl.solve_residual = grab  # solve_lines imports it at the fallback
     try:
-        search.solve_lines(puzzle, time_limit=60)
+        r = search.solve_lines(puzzle, time_limit=60)
     except _Reached as got:
-        return got.problem
+        return got.eng, got.state
     finally:
         cdcl.solve_residual = real
-    return None
+    return "timeout" if r.timed_out else "settled"
 
 
 def puzzles(args) -> list[tuple[str, str, object]]:
@@ -91,9 +92,14 @@ def puzzles(args) -> list[tuple[str, str, object]]:
     return out
 
 
-def solve(problem, mode: cdcl.Mode) -> dict:
+def solve(reached, mode: cdcl.Mode) -> dict:
+    """``mode`` on its own input for the state (its encoding, probe clauses and phases; built
+    before the clock starts)."""
     from pysat.solvers import Solver
 
+    problem = cdcl.residual_problem(*reached, mode)
+    if problem is None:
+        return {"cpu": 0.0, "sat": False, "conflicts": 0}
     clauses, cells, phases = problem
     t = time.process_time()
     s, sat, others = cdcl._turns(Solver, [list(c) for c in clauses], mode, phases)
@@ -146,13 +152,14 @@ def main() -> None:
                 todo = [m for m in modes if (g, key, m) not in done]
                 if not todo or (g, key, "search") in done:
                     continue
-                problem = residual_of(p)
-                if problem is None:  # settled by the search: recorded so as not to run again
-                    f.write(json.dumps({"group": g, "puzzle": key, "mode": "search"}) + "\n")
+                reached = residual_of(p)
+                if isinstance(reached, str):  # recorded so as not to run again
+                    f.write(json.dumps({"group": g, "puzzle": key, "mode": "search",
+                                        "outcome": reached}) + "\n")
                     continue
                 k = n % len(todo)
                 for m in todo[k:] + todo[:k]:
-                    rec = {"group": g, "puzzle": key, "mode": m, **solve(problem, cdcl.NAMED_MODES[m])}
+                    rec = {"group": g, "puzzle": key, "mode": m, **solve(reached, cdcl.NAMED_MODES[m])}
                     f.write(json.dumps(rec) + "\n")
                     f.flush()
                     records.append(rec)

@@ -149,14 +149,15 @@ def test_a_modes_solver_options_reach_the_solver(mode):
     rng = random.Random(5)
     cnf = [[rng.choice((-1, 1)) * rng.randint(1, 250) for _ in range(3)] for _ in range(1065)]
     stats = []
-    for options in ((), NAMED_MODES[mode].options):
+    others = [o for o, _ in NAMED_MODES[mode].others]  # the configurations taking turns
+    for options in ((), NAMED_MODES[mode].options, *others):
         s = cdcl._new_solver(Solver, NAMED_MODES[mode].solver, cnf, options)
         s.conf_budget(3000)
         s.solve_limited()
         stats.append(s.accum_stats())
         s.delete()
-    assert stats[0]["conflicts"] == stats[1]["conflicts"] == 3000
-    assert stats[0] != stats[1]
+    assert all(st["conflicts"] == 3000 for st in stats)
+    assert all(st != stats[0] for st in stats[1:])
 
 
 def test_the_fallback_agrees_with_the_search_on_larger_random_puzzles():
@@ -435,21 +436,83 @@ def test_the_residual_problem_a_bench_solves_is_the_workers():
     assert solved
 
 
-def test_the_residual_option_chooses_the_mode_and_names_the_choices():
+def test_the_residual_option_chooses_the_mode_and_names_the_choices(monkeypatch):
     # lines' `residual` option: the named mode settles the residual (uniqueness verdicts as brute
     # force gives them, second grids found near the first), and an unknown name is refused
     from formulations.backends.lines import solve as lines_solve
     from formulations.results import BackendError
 
+    import dataclasses
+
+    named = "order-cadical-stable-all-worker-bp-turns"
+    used = []
+    real = cdcl._Worker.solve
+
+    def spy(clauses, mode, want, cells, end, phases=()):  # Glucose, uniqueness's default, has none
+        used.append(mode)
+        return real(clauses, mode, want, cells, end, phases)
+
+    monkeypatch.setattr(cdcl._Worker, "solve", staticmethod(spy))
+    monkeypatch.setitem(cdcl.NAMED_MODES, named,
+                        dataclasses.replace(NAMED_MODES[named], turn=1))
     rng = random.Random(19)
     seen = set()
     for _ in range(14):
         p = random_puzzle(rng, rng.randint(4, 6), rng.randint(4, 5), density=0.5)
         sols = brute_solutions(p)
-        r = solve_lines(p, max_solutions=2, cdcl_after=0, compiled_probes=0,
-                        residual="order-cadical-stable-all-worker-bp-turns")
+        r = solve_lines(p, max_solutions=2, cdcl_after=0, compiled_probes=0, residual=named)
         check_search(p, sols, r)
         seen.add(min(len(sols), 2))
     assert seen >= {1, 2}
+    assert used and all(m == cdcl.NAMED_MODES[named] for m in used)
     with pytest.raises(BackendError, match="residual must be one of"):
         lines_solve(random_puzzle(rng, 4, 4), residual="no-such-mode")
+    with pytest.raises(ValueError, match="unknown residual mode"):
+        solve_lines(random_puzzle(rng, 4, 4), residual="no-such-mode")
+
+
+class _Scripted:
+    """A stand-in for pysat's solver in :func:`cdcl._turns`: answers after ``need`` conflicts
+    of budgeted search (None before), and counts its deletions."""
+
+    def __init__(self, need):
+        self.need, self.done, self.budget, self.deleted = need, 0, 0, 0
+
+    def conf_budget(self, n):
+        self.budget = n
+
+    def accum_stats(self):
+        return {"conflicts": self.done}
+
+    def delete(self):
+        self.deleted += 1
+
+
+def test_turns_keep_whichever_configuration_answers_first(monkeypatch):
+    # the second of three configurations needs the fewest conflicts: it is the one returned,
+    # the two others are deleted once, it is not, and their conflicts are counted
+    import dataclasses
+
+    needs = {0: 500, 1: 90, 2: 400}
+    made = []
+
+    def new_solver(make, name, clauses, options, phases=()):
+        s = _Scripted(needs[len(made)])
+        made.append(s)
+        return s
+
+    def solve_limited(s):
+        step = min(s.budget, s.need - s.done)
+        s.done += step
+        return True if s.done >= s.need else None
+
+    monkeypatch.setattr(cdcl, "_new_solver", new_solver)
+    monkeypatch.setattr(cdcl, "_solve_limited", solve_limited)
+    mode = dataclasses.replace(cdcl.NAMED_MODES["order-cadical-stable-all-worker-bp-turns"],
+                               turn=50)
+    s, sat, others = cdcl._turns(None, [[1]], mode, [1])
+    assert s is made[1] and sat is True
+    assert [t.deleted for t in made] == [1, 0, 1]
+    # round 0 (50 each), then round 1: the first reaches 100, the second answers at 90, the
+    # third never gets its second turn
+    assert others == 100 + 50

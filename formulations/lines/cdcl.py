@@ -561,6 +561,9 @@ def _worker_main(conn, clauses: list[list[int]], mode: Mode, want: int, cells: i
     try:
         from pysat.solvers import Solver
 
+        if want <= 0:
+            conn.send(("end", False, 0))
+            return
         s, sat, conflicts = _turns(Solver, clauses, mode, phases)
         found = 0
         exhausted = False
@@ -591,31 +594,37 @@ def _turns(make, clauses: list[list[int]], mode: Mode, phases: Sequence[int] = (
     on the same clauses, each resumed where it stopped, the k-th round allowing each one
     ``mode.turn * 2**k`` conflicts in all (a random residual's run time under one configuration
     is heavy-tailed, and the configurations are seldom slow on the same residual:
-    docs/line_core.md, eleventh step); the first to answer is kept, the others are deleted."""
-    configs = [(mode.options, True)] + list(mode.others)
-    solvers: list = [None] * len(configs)
-    spent = [0] * len(configs)
+    docs/line_core.md, eleventh step); the first to answer is kept, the others are deleted
+    (all of them if the search is interrupted)."""
+    configs = [(mode.options, mode.phases)] + list(mode.others)
     if len(configs) == 1:
         s = _new_solver(make, mode.solver, clauses, mode.options, phases)
         return s, s.solve(), 0
-    limit = mode.turn
-    while True:
-        for k, (options, with_phases) in enumerate(configs):
-            if solvers[k] is None:
-                solvers[k] = _new_solver(make, mode.solver, clauses, options,
-                                         phases if with_phases else ())
-            s = solvers[k]
-            s.conf_budget(max(1, limit - spent[k]))
-            got = _solve_limited(s)
-            spent[k] = _conflicts(s)
-            if got is not None:
-                others = 0
-                for j, t in enumerate(solvers):
-                    if t is not None and j != k:
-                        others += _conflicts(t)
-                        t.delete()
-                return s, got, others
-        limit *= 2
+    solvers: list = [None] * len(configs)
+    spent = [0] * len(configs)
+    limit = max(1, mode.turn)
+    won = -1
+    try:
+        while True:
+            for k, (options, with_phases) in enumerate(configs):
+                if solvers[k] is None:
+                    solvers[k] = _new_solver(make, mode.solver, clauses, options,
+                                             phases if with_phases else ())
+                s = solvers[k]
+                # pysat passes the budget on as a C int, and 0 would mean none
+                s.conf_budget(min(max(1, limit - spent[k]), 2**31 - 1))
+                got = _solve_limited(s)
+                spent[k] = _conflicts(s)
+                if got is not None:
+                    won = k
+                    others = sum(_conflicts(t) for j, t in enumerate(solvers)
+                                 if t is not None and j != k)
+                    return s, got, others
+            limit *= 2
+    finally:
+        for j, t in enumerate(solvers):
+            if t is not None and j != won:
+                t.delete()
 
 
 def _new_solver(make, name: str, clauses: list[list[int]], options: tuple[tuple[str, int], ...],

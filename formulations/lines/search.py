@@ -781,6 +781,11 @@ def solve_lines(puzzle: Puzzle, *, max_solutions: int = 1,
     """
     if guess not in GUESS_RULES:
         raise ValueError(f"unknown guess rule {guess!r}, choose from {', '.join(GUESS_RULES)}")
+    if residual is not None:
+        from .cdcl import NAMED_MODES
+        if residual not in NAMED_MODES:
+            raise ValueError(f"unknown residual mode {residual!r}, choose from "
+                             f"{', '.join(sorted(NAMED_MODES))}")
     t0 = time.perf_counter()
     clock = Deadline.of(time_limit)
     eng = Engine(puzzle)
