@@ -14,6 +14,19 @@ from formulations.results import Status
 from test_linesolver import brute_solutions, check_search, random_puzzle, shuffled_rows
 
 
+def _line_solved(p):
+    """(``p``'s solutions by brute force, its engine, the state line solving leaves); the state
+    is None when line solving finds ``p`` contradictory, which it then must be."""
+    sols = brute_solutions(p)
+    eng = Engine(p)
+    state = eng.initial_state()
+    if not eng.propagate(state, eng.initial_lines()):
+        assert not sols
+        return sols, eng, None
+    return sols, eng, state
+
+
+
 def test_residual_cnf_has_exactly_the_solutions_of_small_puzzles():
     rng = random.Random(7)
     kinds = set()
@@ -21,11 +34,8 @@ def test_residual_cnf_has_exactly_the_solutions_of_small_puzzles():
         p = random_puzzle(rng, rng.randint(2, 5), rng.randint(2, 4))
         if t % 3 == 0:
             p = shuffled_rows(rng, p)
-        sols = brute_solutions(p)
-        eng = Engine(p)
-        state = eng.initial_state()
-        if not eng.propagate(state, eng.initial_lines()):
-            assert not sols
+        sols, eng, state = _line_solved(p)
+        if state is None:
             kinds.add(0)
             continue
         got = solve_residual(eng, state, [], 10_000, None)
@@ -45,11 +55,8 @@ def test_both_encodings_have_exactly_the_solutions(encoding):
     seen = 0
     for t in range(60):
         p = random_puzzle(rng, rng.randint(2, 5), rng.randint(2, 5), density=0.5)
-        sols = brute_solutions(p)
-        eng = Engine(p)
-        state = eng.initial_state()
-        if not eng.propagate(state, eng.initial_lines()):
-            assert not sols
+        sols, eng, state = _line_solved(p)
+        if state is None:
             continue
         res = residual_cnf(eng, state, encoding)
         assert res is not None
@@ -126,11 +133,8 @@ def test_every_residual_mode_finds_exactly_the_solutions(mode, monkeypatch):
         p = random_puzzle(rng, rng.randint(3, 6), rng.randint(3, 5), density=0.5)
         if t % 3 == 0:
             p = shuffled_rows(rng, p)
-        sols = brute_solutions(p)
-        eng = Engine(p)
-        state = eng.initial_state()
-        if not eng.propagate(state, eng.initial_lines()):
-            assert not sols
+        sols, eng, state = _line_solved(p)
+        if state is None:
             continue
         first = solve_residual(eng, state, [], 1, None)
         assert set(first.solutions) <= sols and bool(first.solutions) == bool(sols), (mode, t)
@@ -395,11 +399,8 @@ def test_turns_find_exactly_the_solutions_through_the_worker(monkeypatch):
     found = 0
     for t in range(12):
         p = random_puzzle(rng, rng.randint(4, 6), rng.randint(4, 5), density=0.5)
-        sols = brute_solutions(p)
-        eng = Engine(p)
-        state = eng.initial_state()
-        if not eng.propagate(state, eng.initial_lines()):
-            assert not sols
+        sols, eng, state = _line_solved(p)
+        if state is None:
             continue
         first = solve_residual(eng, state, [], 1, None)
         assert set(first.solutions) <= sols and bool(first.solutions) == bool(sols), t
@@ -409,17 +410,15 @@ def test_turns_find_exactly_the_solutions_through_the_worker(monkeypatch):
 
 def test_the_residual_problem_a_bench_solves_is_the_workers():
     # bench/cdcl_turns.py solves residual_problem's input under several modes: its models are
-    # solutions, and a state with a line of no placement left has none (None)
+    # solutions, and it is unsatisfiable exactly when the puzzle has none
     from pysat.solvers import Solver
 
     rng = random.Random(17)
     solved = 0
     for _ in range(20):
         p = random_puzzle(rng, rng.randint(4, 6), rng.randint(4, 5), density=0.5)
-        sols = brute_solutions(p)
-        eng = Engine(p)
-        state = eng.initial_state()
-        if not eng.propagate(state, eng.initial_lines()):
+        sols, eng, state = _line_solved(p)
+        if state is None:
             continue
         clauses, cells, phases = cdcl.residual_problem(eng, state, cdcl.MODES[False])
         assert cells == len(p.rows) * len(p.columns) and len(phases) >= cells

@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 
 from formulations.lines import solve_lines
-from formulations.lines.cdcl import NAMED_MODES
 from formulations.lines.search import CDCL_AFTER, DEFAULT_GUESS, GUESS_RULES
 from formulations.puzzle import Puzzle
 from formulations.runtime.clock import NO_DEADLINE, Deadline
@@ -26,9 +25,12 @@ def solve(puzzle: Puzzle, *, deadline: Deadline = NO_DEADLINE, seed: int | None 
           compiled_probes: int | None = None, residual: str = "") -> RawAnswer:
     if guess not in GUESS_RULES:
         raise BackendError(f"guess must be one of {', '.join(GUESS_RULES)}, got {guess!r}")
-    if residual and residual not in NAMED_MODES:
-        raise BackendError(f"residual must be one of {', '.join(sorted(NAMED_MODES))}, "
-                           f"got {residual!r}")
+    if residual:
+        from formulations.lines.cdcl import NAMED_MODES  # only when asked: not at start-up
+
+        if residual not in NAMED_MODES:
+            raise BackendError(f"residual must be one of {', '.join(sorted(NAMED_MODES))}, "
+                               f"got {residual!r}")
     t0 = time.perf_counter()
     res = solve_lines(puzzle, max_solutions=2 if unique else 1, time_limit=deadline,
                       probing=probing, guess=guess, sprints=sprints, backjump=backjump,

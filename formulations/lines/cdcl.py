@@ -566,21 +566,15 @@ def _worker_main(conn, clauses: list[list[int]], mode: Mode, want: int, cells: i
             return
         s, sat, conflicts = _turns(Solver, clauses, mode, phases)
         found = 0
-        exhausted = False
-        while found < want:
-            if found and not s.solve():
-                exhausted = True
-                break
-            if not found and not sat:
-                exhausted = True
-                break
+        while sat and found < want:
             model = s.get_model()[:cells]
             conn.send(("model", model, 0))
             found += 1
             s.add_clause([-x for x in model])
             if found < want:  # the next solution looked for near this one, as nonosolve does
                 s.set_phases(model)
-        conn.send(("end", exhausted, conflicts + _conflicts(s)))
+                sat = s.solve()
+        conn.send(("end", not sat, conflicts + _conflicts(s)))
         s.delete()
     except Exception as exc:  # noqa: BLE001 - reported to the caller in words
         conn.send(("error", f"{type(exc).__name__}: {exc}", 0))
