@@ -2817,6 +2817,313 @@ out:
     return result;
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * The CDCL fallback's input, compiled (issue 42, twelfth step): Core.order_cnf is
+ * cdcl._order_cnf_py (the order encoding of a black-and-white state) and Core.probe_clauses is
+ * cdcl._probe_clauses_py (the binary clauses of probing every open cell both ways), clause for
+ * clause in the same order; the Python versions stay as the reference the tests compare with.
+ * Built in Python they took about 20 ms of a tournament residual's ~35 ms before its solve.
+ * ------------------------------------------------------------------------------------------- */
+
+#define LIT_T 0x7fffffff     /* a constant literal while a clause is built: true (dropped clause) */
+#define LIT_F (-LIT_T)       /* false (dropped literal); -LIT_T, so negation maps one to the other */
+
+/* append the clause lits[0..k) to `out` unless a literal is LIT_T, without its LIT_F literals
+ * (cdcl's `add`): 0, -1 on error */
+static int cnf_emit(PyObject *out, const int *lits, int k)
+{
+    int keep = 0;
+    for (int i = 0; i < k; i++) {
+        if (lits[i] == LIT_T) return 0;
+        if (lits[i] != LIT_F) keep++;
+    }
+    PyObject *cl = PyList_New(keep);
+    if (!cl) return -1;
+    for (int i = 0, q = 0; i < k; i++) {
+        if (lits[i] == LIT_F) continue;
+        PyObject *o = PyLong_FromLong(lits[i]);
+        if (!o) { Py_DECREF(cl); return -1; }
+        PyList_SET_ITEM(cl, q++, o);
+    }
+    /* a list of ints cannot be part of a cycle: untracked, the tens of thousands of clauses of
+     * a residual cost the collector nothing (tracked, its passes took 80 % of this function's
+     * time on tournament residuals; the Python version loses as much) */
+    PyObject_GC_UnTrack(cl);
+    int r = PyList_Append(out, cl);
+    Py_DECREF(cl);
+    return r;
+}
+
+INLINE int cnf_emit2(PyObject *out, int a, int b) { int l[2] = {a, b}; return cnf_emit(out, l, 2); }
+
+static int cnf_meta(PyObject *meta, int var, PyObject *kind, int line, int k, int p)
+{
+    if (!meta) return 0;
+    PyObject *key = PyLong_FromLong(var);
+    PyObject *val = key ? Py_BuildValue("(Oiii)", kind, line, k, p) : NULL;
+    if (val) PyObject_GC_UnTrack(val);  /* a string and ints: no cycle (as the clauses) */
+    int r = val ? PyDict_SetItem(meta, key, val) : -1;
+    Py_XDECREF(key);
+    Py_XDECREF(val);
+    return r;
+}
+
+/* first / last set bit of a bit set of nw words (one is set) */
+static int bs_lowest(const u64 *s, int nw)
+{
+    for (int i = 0; i < nw; i++) if (s[i]) return 64 * i + CTZ(s[i]);
+    return -1;
+}
+static int bs_highest(const u64 *s, int nw)
+{
+    for (int i = nw - 1; i >= 0; i--) if (s[i]) return 64 * i + 63 - __builtin_clzll(s[i]);
+    return -1;
+}
+
+typedef struct { int lo, hi, base; } CnfBlock;  /* first and last valid start, variable of lo */
+
+/* block k "starts at or before p" as a literal: LIT_F before its first valid start, LIT_T from
+ * its last one on */
+INLINE int cnf_at_or_before(const CnfBlock *b, int k, int p)
+{
+    return p < b[k].lo ? LIT_F : p >= b[k].hi ? LIT_T : b[k].base + (p - b[k].lo);
+}
+
+PyDoc_STRVAR(order_cnf_doc,
+"order_cnf(state, meta) -> (clauses, variables) | None\n\n"
+"The order encoding of a black-and-white state (formulations.lines.cdcl._order_cnf_py, clause\n"
+"for clause): cell (i, j) black is variable i * w + j + 1; None when some line has no placement\n"
+"left. meta (a dict or None) receives what each variable past the cells means.");
+static PyObject *Core_order_cnf(Core *c, PyObject *args)
+{
+    PyObject *state, *meta;
+    if (!PyArg_ParseTuple(args, "O!O", &PyList_Type, &state, &meta)) return NULL;
+    if (c->C != 2) { PyErr_SetString(PyExc_ValueError, "order_cnf: black-and-white puzzles only"); return NULL; }
+    if (PyList_GET_SIZE(state) != (Py_ssize_t)c->nlines * 2) {
+        PyErr_SetString(PyExc_ValueError, "state has the wrong length");
+        return NULL;
+    }
+    if (meta == Py_None) meta = NULL;
+    else if (!PyDict_Check(meta)) { PyErr_SetString(PyExc_TypeError, "meta must be a dict or None"); return NULL; }
+    int h = c->h, w = c->nlines - c->h, maxn = 1, maxm = 1, maxnw = 1;
+    for (int l = 0; l < c->nlines; l++) {
+        const Spec *s = &c->specs[l];
+        if (s->n > maxn) maxn = s->n;
+        if (s->m > maxm) maxm = s->m;
+        if (s->nw > maxnw) maxnw = s->nw;
+    }
+    size_t W = c->off[c->nlines];
+    size_t scr_words = (size_t)maxnw * (3 * (size_t)maxm + 2) + settle_scratch(maxm, maxnw, 2);
+    u64 *words = PyMem_Calloc(W + scr_words + 1, sizeof(u64));
+    CnfBlock *blk = PyMem_Calloc((size_t)maxm, sizeof(CnfBlock));
+    int *cover = PyMem_Calloc((size_t)maxn * (maxm + 1), sizeof(int));  /* per cell: count, vars */
+    unsigned char *forced = PyMem_Calloc((size_t)maxn, 1);
+    int *lits = PyMem_Calloc((size_t)maxm + 2, sizeof(int));
+    PyObject *out = PyList_New(0), *Y = PyUnicode_InternFromString("Y");
+    PyObject *Cv = PyUnicode_InternFromString("C"), *result = NULL;
+    if (!words || !blk || !cover || !forced || !lits || !out || !Y || !Cv) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    if (state_to_words(c, state, words) < 0) goto done;
+#define CELL(line, p) ((line) < h ? (line) * w + (p) + 1 : (p) * w + ((line) - h) + 1)
+    for (int i = 0; i < h; i++) {  /* decided cells (rows carry every cell) */
+        const u64 *Wm = words + c->off[i], *Km = Wm + c->specs[i].nw;
+        for (int j = 0; j < w; j++) {
+            int white = bs_bit(Wm, j), black = bs_bit(Km, j);
+            if (!(white || black)) { result = Py_None; Py_INCREF(result); goto done; }
+            if (white != black) {
+                int u = black ? i * w + j + 1 : -(i * w + j + 1);
+                if (cnf_emit(out, &u, 1) < 0) goto done;
+            }
+        }
+    }
+    int top = h * w;
+    for (int line = 0; line < c->nlines; line++) {
+        const Spec *s = &c->specs[line];
+        int n = s->n, m = s->m, nw = s->nw;
+        if (!m) {
+            for (int p = 0; p < n; p++) {
+                int u = -CELL(line, p);
+                if (cnf_emit(out, &u, 1) < 0) goto done;
+            }
+            continue;
+        }
+        u64 *V = words + W, *F = V + (size_t)m * nw, *B = F + (size_t)(m + 1) * nw;
+        u64 *scr = B + (size_t)(m + 1) * nw;
+        if (!valid_starts_n(n, nw, m, s->lens, s->cidx, s->gaps, words + c->off[line], V, F, B, scr)) {
+            result = Py_None;
+            Py_INCREF(result);
+            goto done;
+        }
+        for (int k = 0; k < m; k++) {
+            const u64 *v = V + (size_t)k * nw;
+            blk[k].lo = bs_lowest(v, nw);
+            blk[k].hi = bs_highest(v, nw);
+            blk[k].base = top + 1;
+            for (int p = blk[k].lo; p < blk[k].hi; p++)
+                if (cnf_meta(meta, ++top, Y, line, k, p) < 0) goto done;
+        }
+        for (int k = 0; k < m; k++) {
+            const u64 *v = V + (size_t)k * nw;
+            int lo = blk[k].lo, hi = blk[k].hi;
+            for (int p = lo; p < hi - 1; p++)
+                if (cnf_emit2(out, -(blk[k].base + p - lo), blk[k].base + p + 1 - lo) < 0) goto done;
+            for (int p = lo + 1; p <= hi; p++)
+                if (!bs_bit(v, p)  /* not a valid start: at or before p means before p */
+                    && cnf_emit2(out, -cnf_at_or_before(blk, k, p), cnf_at_or_before(blk, k, p - 1)) < 0)
+                    goto done;
+            if (k + 1 < m)
+                for (int p = blk[k + 1].lo; p <= blk[k + 1].hi; p++)
+                    if (cnf_emit2(out, -cnf_at_or_before(blk, k + 1, p),
+                                  cnf_at_or_before(blk, k, p - s->lens[k] - 1)) < 0)
+                        goto done;
+        }
+        memset(forced, 0, (size_t)n);
+        for (int p = 0; p < n; p++) cover[(size_t)p * (maxm + 1)] = 0;
+        for (int k = 0; k < m; k++) {
+            int L = s->lens[k];
+            for (int p = blk[k].lo; p < blk[k].hi + L; p++) {
+                int a = cnf_at_or_before(blk, k, p), b = -cnf_at_or_before(blk, k, p - L);
+                if (a == LIT_F || b == LIT_F) continue;
+                if (a == LIT_T && b == LIT_T) { forced[p] = 1; continue; }
+                top++;
+                if (cnf_meta(meta, top, Cv, line, k, p) < 0) goto done;
+                int three[3] = {top, -a, -b};
+                if (cnf_emit2(out, -top, a) < 0 || cnf_emit2(out, -top, b) < 0
+                    || cnf_emit(out, three, 3) < 0 || cnf_emit2(out, -top, CELL(line, p)) < 0)
+                    goto done;
+                int *cv = cover + (size_t)p * (maxm + 1);
+                cv[1 + cv[0]++] = top;
+            }
+        }
+        for (int p = 0; p < n; p++) {  /* a black cell is covered by a block */
+            if (forced[p]) {
+                int u = CELL(line, p);
+                if (cnf_emit(out, &u, 1) < 0) goto done;
+                continue;
+            }
+            const int *cv = cover + (size_t)p * (maxm + 1);
+            lits[0] = -CELL(line, p);
+            for (int q = 0; q < cv[0]; q++) lits[1 + q] = cv[1 + q];
+            if (cnf_emit(out, lits, 1 + cv[0]) < 0) goto done;
+        }
+    }
+#undef CELL
+    result = Py_BuildValue("(Oi)", out, top);
+done:
+    PyMem_Free(words);
+    PyMem_Free(blk);
+    PyMem_Free(cover);
+    PyMem_Free(forced);
+    PyMem_Free(lits);
+    Py_XDECREF(out);
+    Py_XDECREF(Y);
+    Py_XDECREF(Cv);
+    return result;
+}
+
+PyDoc_STRVAR(probe_clauses_doc,
+"probe_clauses(state, limit, running, clock, cache_size) -> list | None\n\n"
+"The clauses of probing every open cell of a black-and-white state both ways\n"
+"(formulations.lines.cdcl._probe_clauses_py, clause for clause): a cell literal implies each\n"
+"cell literal its propagation decided; a unit for a probe that contradicts; at most `limit`\n"
+"literals (`running`: that function's first accounting). None when both colours of a cell\n"
+"contradict. `clock` and `cache_size` as in propagate.");
+static PyObject *Core_probe_clauses(Core *c, PyObject *args)
+{
+    PyObject *state, *clock;
+    long long limit;
+    int running;
+    Py_ssize_t cache_size;
+    if (!PyArg_ParseTuple(args, "O!LpOn", &PyList_Type, &state, &limit, &running, &clock,
+                          &cache_size))
+        return NULL;
+    if (c->C != 2) { PyErr_SetString(PyExc_ValueError, "probe_clauses: black-and-white puzzles only"); return NULL; }
+    if (PyList_GET_SIZE(state) != (Py_ssize_t)c->nlines * 2) {
+        PyErr_SetString(PyExc_ValueError, "state has the wrong length");
+        return NULL;
+    }
+    if (clock == Py_None) clock = NULL;
+    int h = c->h, w = c->nlines - c->h;
+    size_t W = c->off[c->nlines];
+    u64 *root = PyMem_Calloc(2 * W + 1, sizeof(u64)), *t = root + W;
+    PyObject *out = PyList_New(0), *result = NULL;
+    if (!root || !out) { if (!PyErr_Occurred()) PyErr_NoMemory(); goto done; }
+    if (state_to_words(c, state, root) < 0) goto done;
+    long long lits = 0, cells = 0;
+    for (int i = 0; i < h; i++) {
+        int nw = c->specs[i].nw;
+        const u64 *Wm = root + c->off[i], *Km = Wm + nw;
+        for (int q = 0; q < nw; q++) {
+            u64 open = Wm[q] & Km[q];
+            while (open) {
+                int j = 64 * q + CTZ(open);
+                open &= open - 1;
+                int v = i * w + j + 1, failed = 0;
+                /* the deadline and Ctrl-C between cells: one probe's propagation may be too
+                 * short for core_prop's own check every 256 line updates */
+                if (++cells % 16 == 0) {
+                    if (PyErr_CheckSignals() < 0) goto done;
+                    if (clock) {
+                        PyObject *ck = PyObject_CallMethod(clock, "check", "s", "probe clauses");
+                        if (!ck) goto done;
+                        Py_DECREF(ck);
+                    }
+                }
+                for (int ci = 1; ci >= 0; ci--) {
+                    int lit = ci ? v : -v;
+                    Py_ssize_t before = PyList_GET_SIZE(out);
+                    memcpy(t, root, W * sizeof(u64));
+                    t[c->off[i] + (size_t)(1 - ci) * nw + (j >> 6)] &= ~((u64)1 << (j & 63));
+                    const Spec *cs = &c->specs[h + j];
+                    t[c->off[h + j] + (size_t)(1 - ci) * cs->nw + (i >> 6)] &= ~((u64)1 << (i & 63));
+                    int first[2] = {i, h + j};
+                    c->wio = t;
+                    PyObject *r = core_prop(c, NULL, first, 2, NULL, NULL, clock, cache_size);
+                    c->wio = NULL;
+                    if (!r) goto done;
+                    int ok = r == Py_True;
+                    Py_DECREF(r);
+                    if (!ok) {
+                        int u = -lit;
+                        if (cnf_emit(out, &u, 1) < 0) goto done;
+                        failed++;
+                        continue;
+                    }
+                    for (int row = 0; row < h; row++) {
+                        int rw = c->specs[row].nw;
+                        const u64 *W0 = root + c->off[row], *K0 = W0 + rw;
+                        const u64 *W1 = t + c->off[row], *K1 = W1 + rw;
+                        /* a cell that lost white became black, one that lost black became white */
+                        for (int pass = 0; pass < 2; pass++)
+                            for (int x = 0; x < rw; x++) {
+                                u64 d = pass == 0 ? W0[x] & ~W1[x] : K0[x] & ~K1[x];
+                                while (d) {
+                                    int col = 64 * x + CTZ(d);
+                                    d &= d - 1;
+                                    int u = row * w + col + 1;
+                                    if (u != v && cnf_emit2(out, -lit, pass == 0 ? u : -u) < 0)
+                                        goto done;
+                                }
+                            }
+                    }
+                    Py_ssize_t now = PyList_GET_SIZE(out);
+                    lits += 2 * (long long)(running ? now : now - before);
+                    if (lits > limit) { result = out; Py_INCREF(result); goto done; }
+                }
+                if (failed == 2) { result = Py_None; Py_INCREF(result); goto done; }
+            }
+        }
+    }
+    result = out;
+    Py_INCREF(result);
+done:
+    PyMem_Free(root);
+    Py_XDECREF(out);
+    return result;
+}
+
 static PyObject *Core_get_solves(Core *c, void *x) { return PyLong_FromLongLong(c->solves); }
 static int Core_set_solves(Core *c, PyObject *v, void *x)
 {
@@ -2837,6 +3144,8 @@ static PyGetSetDef Core_getset[] = {
 
 static PyMethodDef Core_methods[] = {
     {"propagate", (PyCFunction)Core_propagate, METH_VARARGS, propagate_doc},
+    {"order_cnf", (PyCFunction)Core_order_cnf, METH_VARARGS, order_cnf_doc},
+    {"probe_clauses", (PyCFunction)Core_probe_clauses, METH_VARARGS, probe_clauses_doc},
     {"rank", (PyCFunction)Core_rank, METH_VARARGS, rank_doc},
     {"reprobe", (PyCFunction)Core_reprobe, METH_VARARGS, reprobe_doc},
     {"try_probe", (PyCFunction)Core_try_probe, METH_VARARGS, try_probe_doc},

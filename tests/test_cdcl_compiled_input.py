@@ -1,0 +1,121 @@
+"""The CDCL fallback's input built by the compiled core (``Core.order_cnf``,
+``Core.probe_clauses``) is the Python reference's, clause for clause and in the same order (so the
+solver sees the same formula and the fallback's search is unchanged), on line-solved states,
+states narrowed by hand (some contradictory), lines of more than 64 cells and lines without
+blocks; and its models are exactly the puzzle's solutions."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from formulations.lines import Engine, cdcl
+from formulations.lines.engine import CACHE_SIZE
+from formulations.puzzle import Puzzle, check_grid
+from test_linesolver import brute_solutions, random_puzzle, shuffled_rows
+
+
+def _states(rng, p, extra=3):
+    """The state line solving leaves and ``extra`` states narrowed from it by random
+    assignments, each also propagated (a propagation that contradicts is skipped)."""
+    eng = Engine(p)
+    root = eng.initial_state()
+    eng.propagate(root, eng.initial_lines())  # contradictory or not: both are inputs
+    out = [root]
+    for _ in range(extra):
+        st = list(root)
+        for _ in range(rng.randint(1, 2 + p.height * p.width // 10)):
+            eng.assign(st, rng.randrange(p.height), rng.randrange(p.width), rng.randrange(2))
+        out.append(st)
+        settled = list(st)
+        if eng.propagate(settled, None):
+            out.append(settled)
+    return eng, out
+
+
+def _same_input(eng, state) -> str:
+    """Asserts that compiled and Python input agree on ``state``; "none" when the encoding
+    finds it contradictory, else "cnf"."""
+    m_py: dict = {}
+    m_c: dict = {}
+    ref = cdcl._order_cnf_py(eng, state, m_py)
+    got = eng._core.order_cnf(list(state), m_c)
+    if ref is None:
+        assert got is None
+    else:
+        assert got is not None
+        assert got[0] == ref.clauses and got[1] == ref.variables and m_c == m_py
+        # and without the meaning of the variables asked for
+        assert eng._core.order_cnf(list(state), None) == (ref.clauses, ref.variables)
+    for limit, running in ((2_000_000, False), (200_000, True), (500, False), (40, True)):
+        assert eng._core.probe_clauses(list(state), limit, running, None, CACHE_SIZE) \
+            == cdcl._probe_clauses_py(eng, state, limit, running)
+    return "none" if ref is None else "cnf"
+
+
+def test_compiled_input_is_the_python_reference_on_random_puzzles():
+    rng = random.Random(23)
+    kinds = set()
+    for t in range(40):
+        p = random_puzzle(rng, rng.randint(3, 14), rng.randint(3, 14),
+                          density=rng.choice([0.35, 0.5, 0.65]))
+        if t % 5 == 0:
+            p = shuffled_rows(rng, p)
+        eng, states = _states(rng, p)
+        for st in states:
+            kinds.add(_same_input(eng, st))
+    assert kinds == {"none", "cnf"}
+
+
+def test_compiled_input_on_lines_of_more_than_64_cells_and_empty_lines():
+    rng = random.Random(5)
+    for h, w in ((3, 70), (66, 4), (2, 130)):
+        p = random_puzzle(rng, h, w, density=0.45)
+        blank = tuple(() for _ in range(h))  # a puzzle whose rows have no blocks at all
+        for q in (p, Puzzle(blank, tuple(() for _ in range(w)))):
+            eng, states = _states(rng, q, extra=2)
+            for st in states:
+                _same_input(eng, st)
+
+
+def test_the_compiled_cnf_has_exactly_the_solutions():
+    from pysat.solvers import Solver
+
+    rng = random.Random(31)
+    checked = 0
+    for _ in range(40):
+        p = random_puzzle(rng, rng.randint(2, 5), rng.randint(2, 5))
+        sols = brute_solutions(p)
+        eng = Engine(p)
+        state = eng.initial_state()
+        if not eng.propagate(state, eng.initial_lines()):
+            assert not sols
+            continue
+        res = cdcl.residual_cnf(eng, state)  # the compiled path
+        extra = cdcl.probe_clauses(eng, state)
+        assert res is not None and extra is not None
+        cells = p.height * p.width
+        found = set()
+        with Solver(name="cadical195", bootstrap_with=res.clauses + extra) as s:
+            while s.solve():
+                model = s.get_model()[:cells]
+                g = tuple(tuple(int(model[i * p.width + j] > 0) for j in range(p.width))
+                          for i in range(p.height))
+                assert check_grid(p, g) == []
+                found.add(g)
+                s.add_clause([-x for x in model])
+        assert found == set(sols)
+        checked += 1
+    assert checked > 20
+
+
+def test_the_compiled_probes_stop_at_the_deadline():
+    from formulations.runtime.clock import Deadline, OutOfTime
+
+    rng = random.Random(3)
+    p = random_puzzle(rng, 40, 40, density=0.5)
+    eng = Engine(p)
+    state = eng.initial_state()
+    assert eng.propagate(state, eng.initial_lines())
+    with pytest.raises(OutOfTime):
+        eng._core.probe_clauses(list(state), 10**9, False, Deadline.of(1e-9), CACHE_SIZE)
