@@ -38,18 +38,24 @@ def _same_input(eng, state) -> str:
     finds it contradictory, else "cnf"."""
     m_py: dict = {}
     m_c: dict = {}
+    m_w: dict = {}
     ref = cdcl._order_cnf_py(eng, state, m_py)
     got = eng._core.order_cnf(list(state), m_c)
+    wrapped = cdcl._order_cnf(eng, state, m_w)  # what residual_cnf calls
     if ref is None:
-        assert got is None
+        assert got is None and wrapped is None
     else:
-        assert got is not None
-        assert got[0] == ref.clauses and got[1] == ref.variables and m_c == m_py
+        assert got is not None and wrapped is not None
+        assert got[0] == ref.clauses and got[1] == ref.variables
+        assert (wrapped.clauses, wrapped.variables) == (ref.clauses, ref.variables)
+        # the belief-propagation phases read the variables' meaning in its order
+        assert list(m_c.items()) == list(m_py.items()) == list(m_w.items())
         # and without the meaning of the variables asked for
         assert eng._core.order_cnf(list(state), None) == (ref.clauses, ref.variables)
     for limit, running in ((2_000_000, False), (200_000, True), (500, False), (40, True)):
-        assert eng._core.probe_clauses(list(state), limit, running, None, CACHE_SIZE) \
-            == cdcl._probe_clauses_py(eng, state, limit, running)
+        want = cdcl._probe_clauses_py(eng, state, limit, running)
+        assert eng._core.probe_clauses(list(state), limit, running, None, CACHE_SIZE) == want
+        assert cdcl.probe_clauses(eng, state, limit, running) == want
     return "none" if ref is None else "cnf"
 
 
@@ -68,14 +74,27 @@ def test_compiled_input_is_the_python_reference_on_random_puzzles():
 
 
 def test_compiled_input_on_lines_of_more_than_64_cells_and_empty_lines():
+    # line solving decides most of a random long-lined puzzle, so the states here also include
+    # the state before any line solving (every cell open): cells, starts and cover variables
+    # past the first 64-bit word, whose words the compiled versions index
     rng = random.Random(5)
-    for h, w in ((3, 70), (66, 4), (2, 130)):
-        p = random_puzzle(rng, h, w, density=0.45)
-        blank = tuple(() for _ in range(h))  # a puzzle whose rows have no blocks at all
-        for q in (p, Puzzle(blank, tuple(() for _ in range(w)))):
-            eng, states = _states(rng, q, extra=2)
-            for st in states:
+    far_meta = far_open = 0
+    for h, w in ((3, 70), (66, 4), (2, 130), (5, 65)):
+        for density in (0.45, 0.2):
+            p = random_puzzle(rng, h, w, density=density)
+            eng, states = _states(rng, p, extra=2)
+            for st in states + [eng.initial_state()]:
                 _same_input(eng, st)
+                meta: dict = {}
+                if eng._core.order_cnf(list(st), meta) is not None:
+                    far_meta += any(v[3] >= 64 for v in meta.values())
+                far_open += any((st[2 * i] & st[2 * i + 1]) >> 64 for i in range(h)) or any(
+                    (st[2 * (h + j)] & st[2 * (h + j) + 1]) >> 64 for j in range(w))
+        blank = Puzzle(tuple(() for _ in range(h)), tuple(() for _ in range(w)))
+        eng, states = _states(rng, blank, extra=2)  # no line has a block
+        for st in states + [eng.initial_state()]:
+            _same_input(eng, st)
+    assert far_meta and far_open
 
 
 def test_the_compiled_cnf_has_exactly_the_solutions():
@@ -107,6 +126,34 @@ def test_the_compiled_cnf_has_exactly_the_solutions():
         assert found == set(sols)
         checked += 1
     assert checked > 20
+
+
+def test_the_compiled_probes_stop_on_ctrl_c():
+    import os
+    import signal
+
+    class Interrupting:
+        """A clock that sends this process SIGINT at its third look: the loop must then
+        raise KeyboardInterrupt within a few cells (it checks signals every 16)."""
+        looks = 0
+
+        def check(self, stage):
+            self.looks += 1
+            if self.looks == 3:
+                os.kill(os.getpid(), signal.SIGINT)
+
+    rng = random.Random(3)
+    p = random_puzzle(rng, 40, 40, density=0.5)
+    eng = Engine(p)
+    state = eng.initial_state()
+    assert eng.propagate(state, eng.initial_lines())
+    clock = Interrupting()
+    with pytest.raises(KeyboardInterrupt):
+        eng._core.probe_clauses(list(state), 10**9, False, clock, CACHE_SIZE)
+    assert clock.looks <= 4
+    # the core is usable afterwards (its packed-state pointer was reset)
+    again = list(state)
+    assert eng.propagate(again, None)
 
 
 def test_the_compiled_probes_stop_at_the_deadline():

@@ -24,10 +24,12 @@ typedef uint64_t u64;
 #define INLINE static inline __attribute__((always_inline))
 #define POPC(x) ((int)__builtin_popcountll(x))
 #define CTZ(x) ((int)__builtin_ctzll(x))
+#define CLZ(x) ((int)__builtin_clzll(x))
 #else
 #define INLINE static inline
 static int POPC(u64 x) { int c = 0; while (x) { x &= x - 1; c++; } return c; }
 static int CTZ(u64 x) { int c = 0; while (!(x & 1)) { x >>= 1; c++; } return c; }
+static int CLZ(u64 x) { int c = 0; while (!(x >> 63)) { x <<= 1; c++; } return c; }
 #endif
 
 /* ---------------------------------------------------------------------------------------------
@@ -2876,7 +2878,7 @@ static int bs_lowest(const u64 *s, int nw)
 }
 static int bs_highest(const u64 *s, int nw)
 {
-    for (int i = nw - 1; i >= 0; i--) if (s[i]) return 64 * i + 63 - __builtin_clzll(s[i]);
+    for (int i = nw - 1; i >= 0; i--) if (s[i]) return 64 * i + 63 - CLZ(s[i]);
     return -1;
 }
 
@@ -3047,9 +3049,10 @@ static PyObject *Core_probe_clauses(Core *c, PyObject *args)
     if (clock == Py_None) clock = NULL;
     int h = c->h, w = c->nlines - c->h;
     size_t W = c->off[c->nlines];
-    u64 *root = PyMem_Calloc(2 * W + 1, sizeof(u64)), *t = root + W;
+    u64 *root = PyMem_Calloc(2 * W + 1, sizeof(u64)), *t = NULL;
     PyObject *out = PyList_New(0), *result = NULL;
     if (!root || !out) { if (!PyErr_Occurred()) PyErr_NoMemory(); goto done; }
+    t = root + W;
     if (state_to_words(c, state, root) < 0) goto done;
     long long lits = 0, cells = 0;
     for (int i = 0; i < h; i++) {
