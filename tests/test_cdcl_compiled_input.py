@@ -148,8 +148,13 @@ def test_the_compiled_probes_stop_on_ctrl_c():
     state = eng.initial_state()
     assert eng.propagate(state, eng.initial_lines())
     clock = Interrupting()
-    with pytest.raises(KeyboardInterrupt):
-        eng._core.probe_clauses(list(state), 10**9, False, clock, CACHE_SIZE)
+    # Python's own handler, whatever the runner installed (a pytest-xdist worker ignores SIGINT)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            eng._core.probe_clauses(list(state), 10**9, False, clock, CACHE_SIZE)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert clock.looks <= 4
     # the core is usable afterwards (its packed-state pointer was reset)
     again = list(state)
