@@ -2907,7 +2907,7 @@ static PyObject *Core_order_cnf(Core *c, PyObject *args)
     }
     if (meta == Py_None) meta = NULL;
     else if (!PyDict_Check(meta)) { PyErr_SetString(PyExc_TypeError, "meta must be a dict or None"); return NULL; }
-    int h = c->h, w = c->nlines - c->h, maxn = 1, maxm = 1, maxnw = 1;
+    int h = c->h, w = c->w, maxn = 1, maxm = 1, maxnw = 1;
     for (int l = 0; l < c->nlines; l++) {
         const Spec *s = &c->specs[l];
         if (s->n > maxn) maxn = s->n;
@@ -3047,7 +3047,7 @@ static PyObject *Core_probe_clauses(Core *c, PyObject *args)
         return NULL;
     }
     if (clock == Py_None) clock = NULL;
-    int h = c->h, w = c->nlines - c->h;
+    int h = c->h, w = c->w;
     size_t W = c->off[c->nlines];
     u64 *root = PyMem_Calloc(2 * W + 1, sizeof(u64)), *t = NULL;
     PyObject *out = PyList_New(0), *result = NULL;

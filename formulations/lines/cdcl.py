@@ -35,6 +35,7 @@ from collections.abc import Sequence
 
 from ..runtime.clock import OutOfTime
 from ..puzzle import Grid
+from .engine import CACHE_SIZE
 from .settle import valid_starts
 
 SECOND_AFTER_S = 1.0   # CPU of the first solver before the second one joins (_Portfolio)
@@ -329,8 +330,6 @@ def probe_clauses(eng, state: Sequence[int], limit: int = 2_000_000,
     compiled = getattr(eng._core, "probe_clauses", None)
     if compiled is None:
         return _probe_clauses_py(eng, state, limit, running)
-    from .engine import CACHE_SIZE
-
     return compiled(list(state), limit, running, eng.deadline, CACHE_SIZE)
 
 
