@@ -147,6 +147,8 @@ def test_file_key_selects_one_puzzle_of_a_multi_puzzle_file(tmp_path):
     (("--time-limit", "-1"), "must be more than 0"),
     (("--backend", "sa", "--reads", "0"), "reads must be at least 1"),
     (("--backend", "sa", "--sweeps", "0"), "sweeps must be at least 1"),
+    (("--backend", "sa", "--sweeps", "1000000000"), "sweeps at most 100,000,000 a read"),
+    (("--backend", "sa", "--param", "num_sweeps=200000000"), "sweeps at most 100,000,000"),
     (("--workers", "-1"), "workers must be at least 0"),
     (("--max-model-mb", "0"), "must be more than 0"),
 ])

@@ -210,6 +210,12 @@ def sampler_parameters(sampler: Any) -> set[str] | None:
     return names
 
 
+LONGEST_READ_SWEEPS = 100_000_000
+"""The longest anneal a read may ask for (``sweeps``, or ``num_sweeps`` as a parameter): its
+schedule is an array of one beta a sweep, so without a bound memory grows with the option, not
+the model (10**9 sweeps would build 24 GB). The release's longest ladders stop near 10**5."""
+
+
 def sample_kwargs(plan: SamplerPlan, sampler: Any, pen: QuadraticPenalty, *, seed: int | None,
                    reads: int | None, sweeps: int | None, beta_range: tuple | None,
                    beta_schedule: str | None, params: dict | None) -> dict[str, Any]:
@@ -280,6 +286,11 @@ def sample_kwargs(plan: SamplerPlan, sampler: Any, pen: QuadraticPenalty, *, see
             raise BackendError(f"unknown parameter '{key}' for backend '{plan.name}' "
                                f"(sampler parameters: {', '.join(sorted(accepted)) or 'none'})")
         kw[key] = parse_value(value)
+    length = kw.get("num_sweeps")
+    if isinstance(length, (int, float)) and length > LONGEST_READ_SWEEPS:
+        raise BackendError(f"sweeps at most {LONGEST_READ_SWEEPS:,} a read, got {int(length):,}: a read's "
+                           f"beta schedule takes memory in proportion (about 24 bytes a sweep "
+                           f"while dwave-samplers' sa builds it, {24 * length / 1e9:,.1f} GB here)")
     return kw
 
 
