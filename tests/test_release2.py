@@ -414,6 +414,24 @@ def test_the_tuned_row_takes_the_range_with_the_smallest_median_and_is_its_own_r
     assert s["samplers"]["sa"]["sizes"]["10x10"]["instances"] == 40
 
 
+def test_the_estimate_has_a_tuned_row_where_a_range_was_tuned_and_says_where_not(capsys):
+    # estimate_counted once crashed on sa-tuned (an empty first ladder): it now reads the tuned
+    # sizes it is given, costs the row with sa's calibration, and names a size with no tuning
+    from formulations.harness import tuning as T
+    from formulations.harness.release import estimate_counted, read_selection
+    sel = {"10x10": read_selection()["10x10"][:2]}
+    cal = {"sessions": [{"groups": {"sa|10x10": {"a_s": 1e-4, "c_s": 1e-8, "setup_cpu_s": 0.0,
+                                                 "c_rounds": [1e-8] * 3}}}]}
+    rows = estimate_counted(sel, ["sa", T.TUNED], cal, [])
+    assert [r["sampler"] for r in rows] == ["sa"]
+    assert "10x10 sa-tuned: no beta range tuned" in capsys.readouterr().err
+    rows = estimate_counted(sel, ["sa", T.TUNED], cal, [],
+                            tuned={"10x10": {"beta_range": [1.0, 10.0]}})
+    got = {r["sampler"]: r for r in rows}
+    assert set(got) == {"sa", T.TUNED} and got[T.TUNED]["calibrated"]
+    assert 0 < got[T.TUNED]["a"] <= got[T.TUNED]["b"] <= got[T.TUNED]["b_max"]
+
+
 @pytest.mark.parametrize("proof_s,want", [(10.0, "faster"), (1e-7, "slower"), (None, "not resolved")])
 def test_a_comparison_is_claimed_only_when_the_intervals_part_both_ways(proof_s, want):
     from formulations.harness.release import summarize

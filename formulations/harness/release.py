@@ -816,6 +816,8 @@ def calibration_groups(sel: Mapping[str, list[str]], samplers: Sequence[str], *,
             if s in EXACT:
                 continue
             init = pl.initial(s, z)
+            if not init:  # sa-tuned at a size with no tuned beta range: no row
+                continue
             # the guess, or shorter: a read of about CAL_READ_S by the cost model (a cost per
             # spin update does not depend on the length; tabu's full reads at 30x30 take seconds)
             pl._vars(keys[0])
@@ -1112,6 +1114,10 @@ def estimate(records: Sequence[dict], sel: dict[str, list[str]], samplers: Seque
             pl._vars(key)
         for s in samplers:
             init = pl.initial(s, z)
+            if not init:  # sa-tuned at a size with no tuned beta range: no row
+                print(f"{z} {s}: no beta range tuned at this size, so no row "
+                      f"(python bench/release.py tune --sizes {z})", file=sys.stderr)
+                continue
             k0, k1 = ladder_index(init[0], BASE), ladder_index(init[-1], BASE)
             cap = max(k for k in range(k1, k1 + 40)
                       if ladder_length(k, BASE) <= pl.max_length[s])
@@ -1129,17 +1135,19 @@ def estimate(records: Sequence[dict], sel: dict[str, list[str]], samplers: Seque
 
 
 def estimate_counted(sel: Mapping[str, list[str]], samplers: Sequence[str],
-                     calibration: Mapping | None, earlier: Sequence[dict]) -> list[dict]:
+                     calibration: Mapping | None, earlier: Sequence[dict],
+                     tuned: Mapping[str, Any] | None = None) -> list[dict]:
     """Release 2's CPU hours per (sampler, size), for the first ladder plus two steps (``a``)
     and to the cap (``b``): per puzzle and length the reads the count rule will draw, from
     release 1's success rate at that cell where it has one (S / p-hat, between R_min and R_max;
     R_max when p-hat is 0), else R_min (a lower bound; ``*_max`` always R_max: the upper bound),
     times the
     read's CPU from this machine's calibration (a + c x length x variables) where there is one,
-    else the cost model (READ_COST)."""
+    else the cost model (READ_COST). ``tuned``: tuning.json's sizes, the ``sa-tuned`` row's."""
     from . import protocol as P
 
     pl = CountedPlanner(dict(sel), list(samplers))
+    pl.tuned = dict(tuned or {})
     p_hat: dict[tuple, tuple[int, int]] = {}
     for r in pooled(earlier):
         run = (r["sampler"], r["instance"], r["length"])
@@ -1152,8 +1160,12 @@ def estimate_counted(sel: Mapping[str, list[str]], samplers: Sequence[str],
         for s in samplers:
             if s in EXACT:
                 continue
-            model = P.cost_model(calibration, f"{s}|{z}")
+            model = P.cost_model(calibration, f"{calibrated_as(s)}|{z}")
             init = pl.initial(s, z)
+            if not init:  # sa-tuned at a size with no tuned beta range: no row
+                print(f"{z} {s}: no beta range tuned at this size, so no row "
+                      f"(python bench/release.py tune --sizes {z})", file=sys.stderr)
+                continue
             k0, k1 = ladder_index(init[0], BASE), ladder_index(init[-1], BASE)
             cap = max(k for k in range(k1, k1 + 40) if ladder_length(k, BASE) <= pl.max_length[s])
             sums = {"a": 0.0, "b": 0.0, "a_max": 0.0, "b_max": 0.0}
@@ -1191,7 +1203,8 @@ def cmd_estimate(args) -> None:
         rows = estimate_counted(sel, args.samplers.split(","),
                                 P.for_cpu(calibration, here)
                                 or P.for_cpu(calibration, P.reference_cpu(calibration)),
-                                RecordFile(OUT / "records.jsonl.gz").read())
+                                RecordFile(OUT / "records.jsonl.gz").read(),
+                                read_tuning(Path(args.out) / "tuning.json"))
         print(f"{'size':>6} {'sampler':<12} {'A CPU-h':>8} {'B CPU-h':>8} {'A max':>8} "
               f"{'B max':>8} calibrated")
         for r in rows:
